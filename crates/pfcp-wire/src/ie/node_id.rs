@@ -1,0 +1,313 @@
+//! Node ID IE (type 60, TS 29.244 clause 8.2.38).
+//!
+//! ```text
+//! octet 5  : spare (bits 8-5) | Node ID Type (bits 4-1): 0 IPv4, 1 IPv6, 2 FQDN
+//! octets 6..: 4-octet IPv4 / 16-octet IPv6 / FQDN in DNS label form without the root label
+//! ```
+
+use core::fmt;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use crate::encode::{IeBody, Sink};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::ie::{IeType, RawIe, TypedIe};
+
+/// Maximum FQDN length on the wire (RFC 1035 section 2.3.4: 255 octets including the root
+/// label, which PFCP omits).
+pub const FQDN_MAX_WIRE_LEN: usize = 254;
+
+/// A validated FQDN, zero-copy: either the wire form (length-prefixed labels) as received, or
+/// a dotted name given by the caller for encoding.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fqdn<'a> {
+    repr: FqdnRepr<'a>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum FqdnRepr<'a> {
+    Wire(&'a [u8]),
+    Dotted(&'a str),
+}
+
+/// Why a name is not a valid FQDN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FqdnError {
+    /// No labels.
+    #[error("empty FQDN")]
+    Empty,
+    /// A label of length 0 (a trailing root label, or `..` in a dotted name).
+    #[error("empty label")]
+    EmptyLabel,
+    /// A label longer than 63 octets.
+    #[error("label longer than 63 octets")]
+    LabelTooLong,
+    /// A label length octet points past the end of the data.
+    #[error("label overruns the data")]
+    LabelOverrun,
+    /// More than 254 octets in wire form.
+    #[error("FQDN longer than 254 octets")]
+    TooLong,
+}
+
+impl FqdnError {
+    fn as_str(self) -> &'static str {
+        match self {
+            FqdnError::Empty => "Node ID FQDN is empty",
+            FqdnError::EmptyLabel => "Node ID FQDN has an empty label",
+            FqdnError::LabelTooLong => "Node ID FQDN label longer than 63 octets",
+            FqdnError::LabelOverrun => "Node ID FQDN label overruns the IE",
+            FqdnError::TooLong => "Node ID FQDN longer than 254 octets",
+        }
+    }
+}
+
+impl<'a> Fqdn<'a> {
+    /// Validate the wire form (RFC 1035 section 3.1 labels, no terminating zero octet).
+    pub fn from_wire(wire: &'a [u8]) -> Result<Fqdn<'a>, FqdnError> {
+        if wire.is_empty() {
+            return Err(FqdnError::Empty);
+        }
+        if wire.len() > FQDN_MAX_WIRE_LEN {
+            return Err(FqdnError::TooLong);
+        }
+        let mut rest = wire;
+        while let Some((&len, tail)) = rest.split_first() {
+            let len = usize::from(len);
+            if len == 0 {
+                return Err(FqdnError::EmptyLabel);
+            }
+            if len > 63 {
+                return Err(FqdnError::LabelTooLong);
+            }
+            rest = tail.get(len..).ok_or(FqdnError::LabelOverrun)?;
+        }
+        Ok(Fqdn {
+            repr: FqdnRepr::Wire(wire),
+        })
+    }
+
+    /// Validate a dotted name such as `upf1.example.net` (a trailing dot is not accepted).
+    pub fn from_dotted(name: &'a str) -> Result<Fqdn<'a>, FqdnError> {
+        if name.is_empty() {
+            return Err(FqdnError::Empty);
+        }
+        if name.len() + 1 > FQDN_MAX_WIRE_LEN {
+            return Err(FqdnError::TooLong);
+        }
+        for label in name.split('.') {
+            if label.is_empty() {
+                return Err(FqdnError::EmptyLabel);
+            }
+            if label.len() > 63 {
+                return Err(FqdnError::LabelTooLong);
+            }
+        }
+        Ok(Fqdn {
+            repr: FqdnRepr::Dotted(name),
+        })
+    }
+
+    /// Octets of the wire form.
+    pub fn wire_len(&self) -> usize {
+        match self.repr {
+            FqdnRepr::Wire(w) => w.len(),
+            FqdnRepr::Dotted(d) => d.len() + 1,
+        }
+    }
+
+    /// The labels, in order.
+    pub fn labels(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        let (wire, dotted) = match self.repr {
+            FqdnRepr::Wire(w) => (Some(w), None),
+            FqdnRepr::Dotted(d) => (None, Some(d)),
+        };
+        let mut rest = wire.unwrap_or_default();
+        let from_wire = core::iter::from_fn(move || {
+            let (&len, tail) = rest.split_first()?;
+            let label = tail.get(..usize::from(len))?;
+            rest = tail.get(usize::from(len)..).unwrap_or_default();
+            Some(label)
+        });
+        let from_dotted = dotted.into_iter().flat_map(|d| d.split('.').map(str::as_bytes));
+        from_wire.chain(from_dotted)
+    }
+
+    fn write<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        match self.repr {
+            FqdnRepr::Wire(w) => out.put(w),
+            FqdnRepr::Dotted(_) => {
+                for label in self.labels() {
+                    // Labels were checked to be 1..=63 octets.
+                    out.put(&[label.len() as u8])?;
+                    out.put(label)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Fqdn<'_> {
+    /// Dotted form; octets outside printable ASCII are escaped as `\DDD` (RFC 4343).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, label) in self.labels().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            for &b in label {
+                if b.is_ascii_graphic() && b != b'.' && b != b'\\' {
+                    write!(f, "{}", b as char)?;
+                } else {
+                    write!(f, "\\{b:03}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Fqdn<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Fqdn({self})")
+    }
+}
+
+/// Node ID: the identity of a PFCP node, keys associations and node-scoped (AOCI) overload
+/// and load state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeId<'a> {
+    /// Type 0.
+    Ipv4(Ipv4Addr),
+    /// Type 1.
+    Ipv6(Ipv6Addr),
+    /// Type 2.
+    Fqdn(Fqdn<'a>),
+}
+
+impl fmt::Display for NodeId<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeId::Ipv4(a) => write!(f, "{a}"),
+            NodeId::Ipv6(a) => write!(f, "{a}"),
+            NodeId::Fqdn(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl NodeId<'_> {
+    /// The Node ID Type code.
+    pub const fn type_code(&self) -> u8 {
+        match self {
+            NodeId::Ipv4(_) => 0,
+            NodeId::Ipv6(_) => 1,
+            NodeId::Fqdn(_) => 2,
+        }
+    }
+}
+
+impl<'a> TypedIe<'a> for NodeId<'a> {
+    const IE_TYPE: IeType = IeType::NODE_ID;
+
+    /// Decodes types 0-2; reserved types 3-15 and short addresses are errors (clause 8.2.38).
+    /// Octets after an IPv4/IPv6 address are ignored (extendable IE).
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let v = ie.value();
+        let Some((&t, addr)) = v.split_first() else {
+            return Err(ie.error(DecodeErrorKind::IeTooShort {
+                needed: 1,
+                length: 0,
+            }));
+        };
+        let short = |needed| {
+            ie.error(DecodeErrorKind::IeTooShort {
+                needed,
+                length: v.len(),
+            })
+        };
+        match t & 0x0F {
+            0 => {
+                let a: [u8; 4] = addr.get(..4).and_then(|s| s.try_into().ok()).ok_or(short(5))?;
+                Ok(NodeId::Ipv4(Ipv4Addr::from(a)))
+            }
+            1 => {
+                let a: [u8; 16] = addr
+                    .get(..16)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or(short(17))?;
+                Ok(NodeId::Ipv6(Ipv6Addr::from(a)))
+            }
+            2 => Fqdn::from_wire(addr)
+                .map(NodeId::Fqdn)
+                .map_err(|e| ie.error(DecodeErrorKind::InvalidValue(e.as_str()))),
+            _ => Err(ie.error(DecodeErrorKind::InvalidValue(
+                "Node ID type is reserved (0 IPv4, 1 IPv6, 2 FQDN)",
+            ))),
+        }
+    }
+}
+
+impl IeBody for NodeId<'_> {
+    const IE_TYPE: IeType = IeType::NODE_ID;
+    fn body_len(&self) -> usize {
+        1 + match self {
+            NodeId::Ipv4(_) => 4,
+            NodeId::Ipv6(_) => 16,
+            NodeId::Fqdn(n) => n.wire_len(),
+        }
+    }
+    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        out.put(&[self.type_code()])?;
+        match self {
+            NodeId::Ipv4(a) => out.put(&a.octets()),
+            NodeId::Ipv6(a) => out.put(&a.octets()),
+            NodeId::Fqdn(n) => n.write(out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::Encode;
+    use crate::ie::IeIter;
+
+    // Digest 4.7: upf1.example.net.
+    const FQDN_IE: [u8; 22] = [
+        0x00, 0x3c, 0x00, 0x12, 0x02, 0x04, 0x75, 0x70, 0x66, 0x31, 0x07, 0x65, 0x78, 0x61, 0x6d,
+        0x70, 0x6c, 0x65, 0x03, 0x6e, 0x65, 0x74,
+    ];
+
+    fn decode(b: &[u8]) -> Result<NodeId<'_>, DecodeError> {
+        IeIter::new(b, 0).next().unwrap().unwrap().decode_as()
+    }
+
+    #[test]
+    fn fqdn_is_label_form() {
+        let n = decode(&FQDN_IE).unwrap();
+        assert_eq!(n.to_string(), "upf1.example.net");
+        let built = NodeId::Fqdn(Fqdn::from_dotted("upf1.example.net").unwrap());
+        let mut v = Vec::new();
+        built.encode(&mut v).unwrap();
+        assert_eq!(v, FQDN_IE);
+        assert_eq!(built.encoded_len(), FQDN_IE.len());
+    }
+
+    #[test]
+    fn ipv4() {
+        let b = [0x00, 0x3c, 0x00, 0x05, 0x00, 0xc0, 0x00, 0x02, 0x01];
+        assert_eq!(decode(&b).unwrap(), NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)));
+        assert!(decode(&[0x00, 0x3c, 0x00, 0x04, 0x00, 0xc0, 0x00, 0x02]).is_err());
+    }
+
+    #[test]
+    fn bad_fqdns() {
+        assert_eq!(Fqdn::from_wire(&[3, b'a', b'b', b'c', 0]), Err(FqdnError::EmptyLabel));
+        assert_eq!(Fqdn::from_wire(&[9, b'a']), Err(FqdnError::LabelOverrun));
+        let mut long = vec![64u8];
+        long.extend([b'a'; 64]);
+        assert_eq!(Fqdn::from_wire(&long), Err(FqdnError::LabelTooLong));
+        assert_eq!(Fqdn::from_dotted("a..b"), Err(FqdnError::EmptyLabel));
+        assert!(decode(&[0x00, 0x3c, 0x00, 0x01, 0x03]).is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! The overload and load control IEs: Sequence Number (52, clause 8.2.33), Metric (53,
+//! 8.2.34), OCI Flags (110, 8.2.76), Load Control Information (51, Table 7.5.3.3-1) and
+//! Overload Control Information (54, Table 7.5.3.4-1).
+
+use crate::encode::{put_ie_header, Encode, IeBody, Sink};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::ie::{IeType, RawIe, Timer, TypedIe, IE_HEADER_LEN};
+
+fn fixed<'a, const N: usize>(ie: &RawIe<'a>) -> Result<[u8; N], DecodeError> {
+    let v = ie.value();
+    if v.len() < N {
+        return Err(ie.error(DecodeErrorKind::IeTooShort {
+            needed: N,
+            length: v.len(),
+        }));
+    }
+    if v.len() > N {
+        // Fixed-size IEs (Table 8.1.2-1 "Fixed") have no extension octets (clause 7.6: 68).
+        return Err(ie.error(DecodeErrorKind::IeLengthMismatch {
+            expected: N,
+            length: v.len(),
+        }));
+    }
+    let mut out = [0u8; N];
+    out.copy_from_slice(v);
+    Ok(out)
+}
+
+/// Sequence Number IE (type 52): the 32-bit counter that orders OCIs and LCIs of one sender.
+/// Distinct from the 24-bit header [`crate::SequenceNumber`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+pub struct ControlSequenceNumber(pub u32);
+
+impl<'a> TypedIe<'a> for ControlSequenceNumber {
+    const IE_TYPE: IeType = IeType::SEQUENCE_NUMBER;
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        Ok(ControlSequenceNumber(u32::from_be_bytes(fixed::<4>(ie)?)))
+    }
+}
+
+impl IeBody for ControlSequenceNumber {
+    const IE_TYPE: IeType = IeType::SEQUENCE_NUMBER;
+    fn body_len(&self) -> usize {
+        4
+    }
+    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        out.put(&self.0.to_be_bytes())
+    }
+}
+
+/// Metric IE (type 53): a percentage 0..=100.
+///
+/// Clause 8.2.34: values above 100 "shall be considered as 0". The raw octet is kept (so a
+/// message re-encodes byte-exact) and [`Metric::percent`] applies the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+pub struct Metric(u8);
+
+impl Metric {
+    /// 0 %.
+    pub const ZERO: Metric = Metric(0);
+    /// 100 %.
+    pub const FULL: Metric = Metric(100);
+
+    /// A metric of `percent`; `None` above 100.
+    pub const fn new(percent: u8) -> Option<Metric> {
+        if percent <= 100 {
+            Some(Metric(percent))
+        } else {
+            None
+        }
+    }
+
+    /// The metric for a raw octet as received (any value).
+    pub const fn from_raw(raw: u8) -> Metric {
+        Metric(raw)
+    }
+
+    /// The effective percentage: the raw value, or 0 if it is above 100.
+    pub const fn percent(self) -> u8 {
+        if self.0 <= 100 {
+            self.0
+        } else {
+            0
+        }
+    }
+
+    /// The octet as received or to be sent.
+    pub const fn raw(self) -> u8 {
+        self.0
+    }
+}
+
+impl<'a> TypedIe<'a> for Metric {
+    const IE_TYPE: IeType = IeType::METRIC;
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let [b] = fixed::<1>(ie)?;
+        Ok(Metric(b))
+    }
+}
+
+impl IeBody for Metric {
+    const IE_TYPE: IeType = IeType::METRIC;
+    fn body_len(&self) -> usize {
+        1
+    }
+    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        out.put(&[self.0])
+    }
+}
+
+/// OCI Flags IE (type 110): bit 1 = AOCI, "associate OCI with Node ID". Spare bits are kept
+/// as received; extension octets are ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+pub struct OciFlags(pub u8);
+
+impl OciFlags {
+    /// AOCI set.
+    pub const AOCI: OciFlags = OciFlags(0x01);
+
+    /// Whether AOCI is set: the OCI applies to the sender's Node ID rather than to the PFCP
+    /// entity (UP F-SEID address).
+    pub const fn aoci(self) -> bool {
+        self.0 & 0x01 != 0
+    }
+}
+
+impl<'a> TypedIe<'a> for OciFlags {
+    const IE_TYPE: IeType = IeType::OCI_FLAGS;
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        match ie.value().first() {
+            Some(&b) => Ok(OciFlags(b)),
+            None => Err(ie.error(DecodeErrorKind::IeTooShort {
+                needed: 1,
+                length: 0,
+            })),
+        }
+    }
+}
+
+impl IeBody for OciFlags {
+    const IE_TYPE: IeType = IeType::OCI_FLAGS;
+    fn body_len(&self) -> usize {
+        1
+    }
+    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        out.put(&[self.0])
+    }
+}
+
+/// Decode the first member of `T`'s type inside a grouped IE (clause 7.6.10: later repetitions
+/// are ignored). Members in any order (clause 8.1.2).
+fn member<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<Option<T>, DecodeError> {
+    match group.children().find(T::IE_TYPE)? {
+        Some(ie) => T::decode(&ie).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn mandatory<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<T, DecodeError> {
+    member::<T>(group)?.ok_or_else(|| group.error(DecodeErrorKind::MissingMember(T::IE_TYPE)))
+}
+
+/// Overload Control Information (type 54, Table 7.5.3.4-1; clause 6.2.4).
+///
+/// Unknown member IEs are ignored by the typed form (keep the [`RawIe`] to re-encode them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct OverloadControlInformation {
+    /// Overload Control Sequence Number (M).
+    pub sequence_number: ControlSequenceNumber,
+    /// Overload Reduction Metric (M): percentage of requests the receiver should shed.
+    pub metric: Metric,
+    /// Period of Validity (M).
+    pub period_of_validity: Timer,
+    /// OCI Flags (C: present if a flag is set; absent means AOCI=0).
+    pub flags: Option<OciFlags>,
+}
+
+impl OverloadControlInformation {
+    /// Whether the OCI is scoped to the sender's Node ID (AOCI) rather than to the PFCP entity.
+    pub fn aoci(&self) -> bool {
+        self.flags.is_some_and(|f| f.aoci())
+    }
+}
+
+impl<'a> TypedIe<'a> for OverloadControlInformation {
+    const IE_TYPE: IeType = IeType::OVERLOAD_CONTROL_INFORMATION;
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        Ok(OverloadControlInformation {
+            sequence_number: mandatory(ie)?,
+            metric: mandatory(ie)?,
+            period_of_validity: mandatory(ie)?,
+            flags: member(ie)?,
+        })
+    }
+}
+
+impl Encode for OverloadControlInformation {
+    fn encoded_len(&self) -> usize {
+        IE_HEADER_LEN
+            + self.sequence_number.encoded_len()
+            + self.metric.encoded_len()
+            + self.period_of_validity.encoded_len()
+            + self.flags.map_or(0, |f| f.encoded_len())
+    }
+
+    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        put_ie_header(out, IeType::OVERLOAD_CONTROL_INFORMATION, self.encoded_len() - 4)?;
+        self.sequence_number.encode(out)?;
+        self.metric.encode(out)?;
+        self.period_of_validity.encode(out)?;
+        if let Some(f) = self.flags {
+            f.encode(out)?;
+        }
+        Ok(())
+    }
+}
+
+/// Load Control Information (type 51, Table 7.5.3.3-1; clause 6.2.3). Always node-scoped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LoadControlInformation {
+    /// Load Control Sequence Number (M).
+    pub sequence_number: ControlSequenceNumber,
+    /// Load Metric (M): current load in percent.
+    pub metric: Metric,
+}
+
+impl<'a> TypedIe<'a> for LoadControlInformation {
+    const IE_TYPE: IeType = IeType::LOAD_CONTROL_INFORMATION;
+    fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        Ok(LoadControlInformation {
+            sequence_number: mandatory(ie)?,
+            metric: mandatory(ie)?,
+        })
+    }
+}
+
+impl Encode for LoadControlInformation {
+    fn encoded_len(&self) -> usize {
+        IE_HEADER_LEN + self.sequence_number.encoded_len() + self.metric.encoded_len()
+    }
+
+    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        put_ie_header(out, IeType::LOAD_CONTROL_INFORMATION, self.encoded_len() - 4)?;
+        self.sequence_number.encode(out)?;
+        self.metric.encode(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ie::IeIter;
+
+    // Digest 1.6: OCI seq 5, metric 30, timer 0x22 (2 min), AOCI=1; then an LCI seq 7, 55 %.
+    const OCI: [u8; 27] = [
+        0x00, 0x36, 0x00, 0x17, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x35, 0x00,
+        0x01, 0x1e, 0x00, 0x37, 0x00, 0x01, 0x22, 0x00, 0x6e, 0x00, 0x01, 0x01,
+    ];
+    const LCI: [u8; 17] = [
+        0x00, 0x33, 0x00, 0x0d, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x07, 0x00, 0x35, 0x00,
+        0x01, 0x37,
+    ];
+
+    fn first(b: &[u8]) -> RawIe<'_> {
+        IeIter::new(b, 0).next().unwrap().unwrap()
+    }
+
+    #[test]
+    fn oci_from_spec_layout() {
+        let oci: OverloadControlInformation = first(&OCI).decode_as().unwrap();
+        assert_eq!(oci.sequence_number, ControlSequenceNumber(5));
+        assert_eq!(oci.metric.percent(), 30);
+        assert_eq!(oci.period_of_validity, Timer(0x22));
+        assert!(oci.aoci());
+        let mut v = Vec::new();
+        oci.encode(&mut v).unwrap();
+        assert_eq!(v, OCI);
+        assert_eq!(oci.encoded_len(), OCI.len());
+    }
+
+    #[test]
+    fn lci_from_spec_layout() {
+        let lci: LoadControlInformation = first(&LCI).decode_as().unwrap();
+        assert_eq!(lci.sequence_number, ControlSequenceNumber(7));
+        assert_eq!(lci.metric.percent(), 55);
+        let mut v = Vec::new();
+        lci.encode(&mut v).unwrap();
+        assert_eq!(v, LCI);
+    }
+
+    #[test]
+    fn metric_above_100_reads_as_zero_but_keeps_raw() {
+        let m = Metric::from_raw(200);
+        assert_eq!(m.percent(), 0);
+        assert_eq!(m.raw(), 200);
+        assert!(Metric::new(101).is_none());
+    }
+
+    #[test]
+    fn missing_member_is_named() {
+        // OCI without its Timer.
+        let b = [
+            0x00, 0x36, 0x00, 0x0d, 0x00, 0x34, 0x00, 0x04, 0, 0, 0, 5, 0x00, 0x35, 0x00, 0x01,
+            0x1e,
+        ];
+        let e = first(&b)
+            .decode_as::<OverloadControlInformation>()
+            .unwrap_err();
+        assert_eq!(e.kind, DecodeErrorKind::MissingMember(IeType::TIMER));
+    }
+
+    #[test]
+    fn short_sequence_number_is_an_error() {
+        let b = [0x00, 0x33, 0x00, 0x07, 0x00, 0x34, 0x00, 0x03, 0, 0, 7];
+        let e = first(&b)
+            .decode_as::<LoadControlInformation>()
+            .unwrap_err();
+        assert_eq!(
+            e.kind,
+            DecodeErrorKind::IeTooShort {
+                needed: 4,
+                length: 3
+            }
+        );
+        assert_eq!(e.offset, 4);
+        assert_eq!(e.path.depth(), 2);
+    }
+}

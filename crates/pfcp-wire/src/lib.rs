@@ -1,0 +1,103 @@
+//! # pfcp-wire
+//!
+//! A zero-copy, panic-free codec for PFCP, the N4/Sxa/Sxb/Sxc protocol of 3GPP TS 29.244
+//! (Release 18), built for the overload and load control features (clauses 6.2.3, 6.2.4).
+//!
+//! * **Header** (clause 7.2.2): S/SEID, MP with the 4-bit message priority in the upper nibble
+//!   of octet 16 ([`MessagePriority`], 0 highest), FO bundling ([`Datagram`]), the 24-bit
+//!   [`SequenceNumber`], and the Message Length checked against the data.
+//! * **IEs** (clause 8.1): a zero-copy TLV iterator ([`ie::IeIter`]), vendor IEs with their
+//!   Enterprise ID, lazy grouped IEs, resource limits ([`ie::DecodeLimits`]), and typed IEs:
+//!   [`ie::OverloadControlInformation`], [`ie::LoadControlInformation`], [`ie::Metric`],
+//!   [`ie::Timer`], [`ie::NodeId`], [`ie::FSeid`], [`Cause`], [`ie::RecoveryTimeStamp`],
+//!   [`ie::CpFunctionFeatures`], [`ie::UpFunctionFeatures`], [`ie::OffendingIe`], ...
+//! * **Messages**: typed accessors on any [`Message`], and [`Message::validate`] for the
+//!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with.
+//! * **Encoding** ([`encode`]): exact `encoded_len`, writing into a caller's buffer, a `Vec` or
+//!   `BytesMut` (feature `bytes`) with lengths patched in place.
+//! * **Owned form** ([`owned::OwnedMessage`], lossless, serde behind the `serde` feature).
+//!
+//! Every decoder is a total function: any input gives `Ok` or a [`DecodeError`] naming what,
+//! where (offset) and in which IE. The crate forbids `unsafe` and denies `unwrap`, `expect`,
+//! `panic` and slice indexing outside tests; fuzz targets check the contract.
+//!
+//! ## Example: an overloaded UP function rejects a session and advertises OCI
+//!
+//! ```
+//! use std::net::Ipv4Addr;
+//! use pfcp_wire::encode::{MessageWriter, SliceSink};
+//! use pfcp_wire::ie::{ControlSequenceNumber, Metric, NodeId, OciFlags,
+//!                     OverloadControlInformation, Timer};
+//! use pfcp_wire::{Cause, Header, Message, MessagePriority, MessageType, SequenceNumber};
+//!
+//! // Build: Session Establishment Response, priority 3, rejected with cause 74 and an OCI
+//! // asking for a 30 % reduction for 2 minutes, scoped to the Node ID (AOCI, clause 8.2.76).
+//! let oci = OverloadControlInformation {
+//!     sequence_number: ControlSequenceNumber(5),
+//!     metric: Metric::new(30).unwrap(),
+//!     period_of_validity: Timer::from_duration(std::time::Duration::from_secs(120)).unwrap(),
+//!     flags: Some(OciFlags::AOCI),
+//! };
+//! let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+//!     .with_seid(1)
+//!     .with_sequence(SequenceNumber::new(0x102).unwrap())
+//!     .with_priority(MessagePriority::new(3).unwrap());
+//! let mut buf = [0u8; 128];
+//! let mut sink = SliceSink::new(&mut buf);
+//! let mut w = MessageWriter::begin(&mut sink, &header)?;
+//! w.ie(&NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)))?
+//!     .ie(&Cause::PFCP_ENTITY_IN_CONGESTION)?
+//!     .ie(&oci)?;
+//! let n = w.finish()?;
+//!
+//! // Parse it back.
+//! let msg = Message::decode(&buf[..n])?;
+//! assert_eq!(msg.header().priority, MessagePriority::new(3));
+//! assert_eq!(msg.cause()?, Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+//! let got = msg.overload_control_information()?.expect("OCI present");
+//! assert_eq!(got.metric.percent(), 30);
+//! assert!(got.aoci());
+//! assert_eq!(got.period_of_validity.duration(), Some(std::time::Duration::from_secs(120)));
+//! msg.validate()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Policies where TS 29.244 leaves a choice
+//!
+//! * MP=1 on a node (S=0) header: ignored, no priority (the header has no priority octet).
+//! * Unknown message types decode; [`Message::validate`] reports them (a node discards them).
+//! * Unknown and vendor IEs (Enterprise ID 10415 included) are kept byte-exact and skipped.
+//! * Metric above 100 reads as 0 %, Timer units 5 and 6 as minutes (both as the spec says).
+//! * A malformed optional IE (OCI, LCI) fails only its own accessor, never the message.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo
+    )
+)]
+
+pub mod cause;
+pub mod encode;
+pub mod error;
+pub mod header;
+pub mod ie;
+pub mod message;
+pub mod message_type;
+pub mod owned;
+pub mod presence;
+
+pub use cause::Cause;
+pub use encode::Encode;
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, IePath};
+pub use header::{Header, HeaderSummary, MessagePriority, SequenceNumber};
+pub use ie::{DecodeLimits, IeType, RawIe, TypedIe};
+pub use message::{Datagram, Message};
+pub use message_type::{Direction, MessageType};

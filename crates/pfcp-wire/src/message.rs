@@ -1,0 +1,345 @@
+//! Messages (TS 29.244 clause 7.2) and datagrams carrying FO-bundled messages (clause 7.2.1A).
+
+use crate::cause::Cause;
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::header::{Header, HeaderSummary, NODE_HEADER_LEN};
+use crate::ie::{
+    check_framing, CpFunctionFeatures, DecodeLimits, FSeid, IeIter, IeType,
+    LoadControlInformation, NodeId, OffendingIe, OverloadControlInformation, RawIe,
+    RecoveryTimeStamp, TypedIe, UpFunctionFeatures,
+};
+use crate::message_type::MessageType;
+use crate::presence::mandatory_ies;
+
+/// One decoded PFCP message: the header and a zero-copy view of its IEs.
+///
+/// [`Message::decode`] checks the header and the framing of every IE (grouped IEs included,
+/// within [`DecodeLimits`]), so iterating afterwards cannot fail on framing. Typed IEs are
+/// decoded on demand by the accessors, which are total too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Message<'a> {
+    header: Header,
+    header_len: usize,
+    bytes: &'a [u8],
+    base: usize,
+    ie_count: usize,
+}
+
+impl<'a> Message<'a> {
+    /// Decode exactly one message filling `bytes` (use [`Datagram`] for FO bundles).
+    pub fn decode(bytes: &'a [u8]) -> Result<Message<'a>, DecodeError> {
+        Self::decode_with_limits(bytes, DecodeLimits::DEFAULT)
+    }
+
+    /// [`Message::decode`] with explicit resource limits.
+    pub fn decode_with_limits(
+        bytes: &'a [u8],
+        limits: DecodeLimits,
+    ) -> Result<Message<'a>, DecodeError> {
+        let msg = Self::decode_prefix(bytes, 0, limits)?;
+        let count = bytes.len() - msg.bytes.len();
+        if count > 0 {
+            return Err(
+                DecodeError::new(DecodeErrorKind::TrailingData { count }, msg.bytes.len())
+                    .with_header(msg.summary()),
+            );
+        }
+        Ok(msg)
+    }
+
+    /// Decode the message at the start of `bytes`, which may continue with more octets.
+    /// `base` is the offset of `bytes` in the caller's buffer (for error offsets).
+    pub fn decode_prefix(
+        bytes: &'a [u8],
+        base: usize,
+        limits: DecodeLimits,
+    ) -> Result<Message<'a>, DecodeError> {
+        let shift = |mut e: DecodeError| {
+            e.offset += base;
+            e
+        };
+        let (header, header_len) = Header::decode(bytes).map_err(shift)?;
+        let total = usize::from(header.length) + 4;
+        let bytes = bytes.get(..total).unwrap_or_default();
+        let body = bytes.get(header_len..).unwrap_or_default();
+        let summary = summary_of(&header);
+        let ie_count = check_framing(body, base + header_len, limits)
+            .map_err(|e| e.with_header(summary))?;
+        Ok(Message {
+            header,
+            header_len,
+            bytes,
+            base,
+            ie_count,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The message type.
+    pub fn message_type(&self) -> MessageType {
+        self.header.message_type
+    }
+
+    /// The message's octets (header included).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The octets after the header (the IEs).
+    pub fn body(&self) -> &'a [u8] {
+        self.bytes.get(self.header_len..).unwrap_or_default()
+    }
+
+    /// Offset of this message in the buffer it was decoded from.
+    pub fn offset(&self) -> usize {
+        self.base
+    }
+
+    /// Number of IEs, all nesting levels counted (grouped IEs TS 29.244 defines).
+    pub fn ie_count(&self) -> usize {
+        self.ie_count
+    }
+
+    /// The top-level IEs.
+    pub fn ies(&self) -> IeIter<'a> {
+        IeIter::new(self.body(), self.base + self.header_len)
+    }
+
+    /// The first top-level IE of `ie_type` (clause 7.6.10: repetitions of a single IE are
+    /// ignored).
+    pub fn find(&self, ie_type: IeType) -> Option<RawIe<'a>> {
+        // Framing was checked by decode, so the iterator yields no error here.
+        self.ies().flatten().find(|ie| ie.ie_type() == ie_type)
+    }
+
+    /// Decode the first top-level IE of `T`'s type: `Ok(None)` if absent, `Err` if present
+    /// but malformed.
+    pub fn get<T: TypedIe<'a>>(&self) -> Result<Option<T>, DecodeError> {
+        match self.find(T::IE_TYPE) {
+            Some(ie) => T::decode(&ie).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Cause (type 19).
+    pub fn cause(&self) -> Result<Option<Cause>, DecodeError> {
+        self.get()
+    }
+
+    /// Node ID (type 60).
+    pub fn node_id(&self) -> Result<Option<NodeId<'a>>, DecodeError> {
+        self.get()
+    }
+
+    /// F-SEID (type 57): the sender's (CP F-SEID in requests, UP F-SEID in responses).
+    pub fn f_seid(&self) -> Result<Option<FSeid>, DecodeError> {
+        self.get()
+    }
+
+    /// Recovery Time Stamp (type 96).
+    pub fn recovery_time_stamp(&self) -> Result<Option<RecoveryTimeStamp>, DecodeError> {
+        self.get()
+    }
+
+    /// Overload Control Information (type 54). A malformed OCI must be ignored rather than
+    /// reject the message (clause 7.2.3.2: its members are optional in an optional group).
+    pub fn overload_control_information(
+        &self,
+    ) -> Result<Option<OverloadControlInformation>, DecodeError> {
+        self.get()
+    }
+
+    /// Load Control Information (type 51).
+    pub fn load_control_information(
+        &self,
+    ) -> Result<Option<LoadControlInformation>, DecodeError> {
+        self.get()
+    }
+
+    /// Offending IE (type 40).
+    pub fn offending_ie(&self) -> Result<Option<OffendingIe>, DecodeError> {
+        self.get()
+    }
+
+    /// CP Function Features (type 89).
+    pub fn cp_function_features(&self) -> Result<Option<CpFunctionFeatures>, DecodeError> {
+        self.get()
+    }
+
+    /// UP Function Features (type 43).
+    pub fn up_function_features(&self) -> Result<Option<UpFunctionFeatures>, DecodeError> {
+        self.get()
+    }
+
+    /// The header fields, for answering the peer.
+    pub fn summary(&self) -> HeaderSummary {
+        summary_of(&self.header)
+    }
+
+    /// Message-level checks a receiving node applies before processing (clause 7.6):
+    ///
+    /// * the type is defined (else [`DecodeErrorKind::UnknownMessageType`]: discard silently);
+    /// * the S flag matches the type ([`DecodeErrorKind::SFlagMismatch`]);
+    /// * every mandatory IE of the type is present ([`DecodeErrorKind::MissingMandatory`],
+    ///   Cause 66 with Offending IE) and, where this crate has a typed decoder for it, well
+    ///   formed (Cause 68 or 69 with Offending IE, see [`DecodeError::cause`]).
+    ///
+    /// Optional IEs are not checked here: a bad OCI or LCI does not make the message invalid.
+    pub fn validate(&self) -> Result<(), DecodeError> {
+        let summary = self.summary();
+        let at = |kind| DecodeError::new(kind, self.base).with_header(summary);
+        let t = self.message_type();
+        let Some(session) = t.is_session() else {
+            return Err(at(DecodeErrorKind::UnknownMessageType(t.0)));
+        };
+        if session != self.header.seid.is_some() {
+            return Err(at(DecodeErrorKind::SFlagMismatch));
+        }
+        for &m in mandatory_ies(t) {
+            let Some(ie) = self.find(m) else {
+                return Err(at(DecodeErrorKind::MissingMandatory(m)));
+            };
+            check_typed(&ie).map_err(|e| e.with_header(summary))?;
+        }
+        Ok(())
+    }
+
+    /// Decode every top-level IE this crate has a typed decoder for (and the members of OCI and
+    /// LCI), returning the first error. Stricter than [`Message::validate`]: use it to audit
+    /// a message, not to decide whether to process it.
+    pub fn check_typed_ies(&self) -> Result<(), DecodeError> {
+        let summary = self.summary();
+        for ie in self.ies() {
+            let ie = ie?;
+            check_typed(&ie).map_err(|e| e.with_header(summary))?;
+        }
+        Ok(())
+    }
+}
+
+fn summary_of(h: &Header) -> HeaderSummary {
+    HeaderSummary {
+        version: crate::header::PFCP_VERSION,
+        message_type: h.message_type,
+        seid: h.seid,
+        sequence: h.sequence,
+        priority: h.priority,
+    }
+}
+
+/// Decode `ie` with its typed decoder, if this crate has one; `Ok` for other types.
+pub(crate) fn check_typed(ie: &RawIe<'_>) -> Result<(), DecodeError> {
+    use crate::ie::{ControlSequenceNumber, Metric, OciFlags, Timer};
+    fn d<'a, T: TypedIe<'a>>(ie: &RawIe<'a>) -> Result<(), DecodeError> {
+        T::decode(ie).map(|_| ())
+    }
+    match ie.ie_type() {
+        IeType::CAUSE => d::<Cause>(ie),
+        IeType::NODE_ID => d::<NodeId<'_>>(ie),
+        IeType::F_SEID => d::<FSeid>(ie),
+        IeType::RECOVERY_TIME_STAMP => d::<RecoveryTimeStamp>(ie),
+        IeType::OFFENDING_IE => d::<OffendingIe>(ie),
+        IeType::CP_FUNCTION_FEATURES => d::<CpFunctionFeatures>(ie),
+        IeType::UP_FUNCTION_FEATURES => d::<UpFunctionFeatures>(ie),
+        IeType::SEQUENCE_NUMBER => d::<ControlSequenceNumber>(ie),
+        IeType::METRIC => d::<Metric>(ie),
+        IeType::TIMER => d::<Timer>(ie),
+        IeType::OCI_FLAGS => d::<OciFlags>(ie),
+        IeType::OVERLOAD_CONTROL_INFORMATION | IeType::LOAD_CONTROL_INFORMATION => {
+            for member in ie.children() {
+                check_typed(&member?)?;
+            }
+            if ie.ie_type() == IeType::OVERLOAD_CONTROL_INFORMATION {
+                d::<OverloadControlInformation>(ie)
+            } else {
+                d::<LoadControlInformation>(ie)
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The messages of one UDP datagram, following the FO flag (clause 7.2.1A).
+///
+/// Each message is decoded on its own: an error in a later message does not lose the earlier
+/// ones. After an error, iteration stops. Octets after a message with FO=0 are an error
+/// ([`DecodeErrorKind::TrailingData`]); FO=1 on the last message is an error too (the sender
+/// announced a message that is not there). An empty payload is a truncated header.
+#[derive(Clone, Debug)]
+pub struct Datagram<'a> {
+    bytes: &'a [u8],
+    offset: usize,
+    limits: DecodeLimits,
+    pending: Option<DecodeError>,
+    done: bool,
+}
+
+impl<'a> Datagram<'a> {
+    /// Iterate the messages of `payload` (the UDP payload).
+    pub fn new(payload: &'a [u8]) -> Self {
+        Self::with_limits(payload, DecodeLimits::DEFAULT)
+    }
+
+    /// With explicit resource limits (applied per message).
+    pub fn with_limits(payload: &'a [u8], limits: DecodeLimits) -> Self {
+        Datagram {
+            bytes: payload,
+            offset: 0,
+            limits,
+            pending: None,
+            done: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Datagram<'a> {
+    type Item = Result<Message<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.pending.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        if self.done {
+            return None;
+        }
+        let rest = self.bytes.get(self.offset..).unwrap_or_default();
+        match Message::decode_prefix(rest, self.offset, self.limits) {
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            Ok(msg) => {
+                self.offset += msg.as_bytes().len();
+                let left = self.bytes.len() - self.offset;
+                if msg.header().follow_on {
+                    if left == 0 {
+                        self.pending = Some(DecodeError::new(
+                            DecodeErrorKind::Truncated {
+                                needed: NODE_HEADER_LEN,
+                                available: 0,
+                            },
+                            self.offset,
+                        ));
+                    }
+                } else {
+                    if left > 0 {
+                        self.pending = Some(
+                            DecodeError::new(
+                                DecodeErrorKind::TrailingData { count: left },
+                                self.offset,
+                            )
+                            .with_header(msg.summary()),
+                        );
+                    }
+                    self.done = true;
+                }
+                Some(Ok(msg))
+            }
+        }
+    }
+}
