@@ -1,1 +1,210 @@
-fn main() {}
+//! Project automation (the cargo-xtask pattern): `cargo xtask <command>`.
+//!
+//! * `ci`: everything CI checks, in order, failing fast: formatting, clippy (all targets, all
+//!   features, then each library without default features), tests, rustdoc with warnings
+//!   denied, `cargo package` of the library crates, then a fuzz smoke run.
+//! * `fuzz [TARGET] [--secs N]`: run the fuzz targets (stable toolchain with
+//!   `RUSTC_BOOTSTRAP=1`, as rustls's CI does); every target for `N` seconds (default 30).
+//!
+//! Only the standard library: xtask must build fast on a fresh machine.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+mod tidy;
+
+/// Library crates: checked without default features and packaged.
+const LIBRARIES: &[&str] = &["pfcp-wire"];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("fuzz") => fuzz(&args[1..]),
+        Some("tidy") => tidy::run(&root()).map_err(|e| e.to_string()),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <ci | fuzz [TARGET] [--secs N] | tidy>\n\
+                 \n  ci     formatting, clippy, tests, docs, packaging, fuzz smoke (what CI runs)\
+                 \n  fuzz   run fuzz targets (default: all, 30 s each)\
+                 \n  tidy   repository hygiene checks"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn run(dir: &Path, program: &str, args: &[&str], envs: &[(&str, &str)]) -> Result<(), String> {
+    let shown = format!("{program} {}", args.join(" "));
+    eprintln!("\n==> {shown}");
+    let started = Instant::now();
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .envs(envs.iter().copied())
+        .status()
+        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
+    eprintln!("<== {shown}: {status} in {:.1?}", started.elapsed());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{shown}` failed ({status})"))
+    }
+}
+
+fn ci() -> Result<(), String> {
+    let root = root();
+    let fuzz_dir = root.join("fuzz");
+    let started = Instant::now();
+    tidy::run(&root).map_err(|e| format!("tidy: {e}"))?;
+    run(&root, "cargo", &["fmt", "--all", "--", "--check"], &[])?;
+    if fuzz_dir.join("Cargo.toml").exists() {
+        run(&fuzz_dir, "cargo", &["fmt", "--all", "--", "--check"], &[])?;
+    }
+    run(
+        &root,
+        "cargo",
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+        &[],
+    )?;
+    for lib in LIBRARIES {
+        run(
+            &root,
+            "cargo",
+            &[
+                "clippy",
+                "-p",
+                lib,
+                "--no-default-features",
+                "--locked",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )?;
+    }
+    run(
+        &root,
+        "cargo",
+        &["test", "--workspace", "--all-features", "--locked"],
+        &[],
+    )?;
+    run(
+        &root,
+        "cargo",
+        &["doc", "--workspace", "--no-deps", "--all-features", "--locked"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    )?;
+    for lib in LIBRARIES {
+        run(
+            &root,
+            "cargo",
+            &["package", "-p", lib, "--locked", "--allow-dirty"],
+            &[],
+        )?;
+    }
+    if fuzz_dir.join("Cargo.toml").exists() {
+        fuzz(&["--secs".to_string(), "30".to_string()])?;
+    }
+    eprintln!("\nxtask ci: all checks passed in {:.1?}", started.elapsed());
+    Ok(())
+}
+
+fn fuzz(args: &[String]) -> Result<(), String> {
+    let root = root();
+    let mut secs = "30".to_string();
+    let mut target: Option<String> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--secs" => {
+                secs = it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| "--secs needs a number".to_string())?;
+                secs.parse::<u64>()
+                    .map_err(|_| format!("--secs: not a number: {secs}"))?;
+            }
+            t if !t.starts_with('-') => target = Some(t.to_string()),
+            other => return Err(format!("unknown fuzz option {other}")),
+        }
+    }
+    let have_cargo_fuzz = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !have_cargo_fuzz {
+        run(
+            &root,
+            "cargo",
+            &["install", "cargo-fuzz", "--locked"],
+            &[],
+        )?;
+    }
+    let targets: Vec<String> = match target {
+        Some(t) => vec![t],
+        None => {
+            let out = Command::new("cargo")
+                .args(["fuzz", "list"])
+                .current_dir(&root)
+                .output()
+                .map_err(|e| format!("cargo fuzz list: {e}"))?;
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()
+        }
+    };
+    if targets.is_empty() {
+        return Err("no fuzz targets found".into());
+    }
+    let bootstrap = [("RUSTC_BOOTSTRAP", "1")];
+    // Build once for all targets, then run each on its seed corpus. The working corpus goes to
+    // a scratch directory so the committed seeds stay as they are.
+    run(&root, "cargo", &["fuzz", "build", "-O"], &bootstrap)?;
+    let scratch = env::temp_dir().join("pfcp-fuzz-corpus");
+    for t in &targets {
+        let work = scratch.join(t);
+        std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+        let seeds = root.join("fuzz").join("corpus").join(t);
+        let work_s = work.to_string_lossy().into_owned();
+        let seeds_s = seeds.to_string_lossy().into_owned();
+        let max_time = format!("-max_total_time={secs}");
+        let mut cmd_args = vec!["fuzz", "run", "-O", t.as_str(), work_s.as_str()];
+        if seeds.exists() {
+            cmd_args.push(seeds_s.as_str());
+        }
+        cmd_args.extend(["--", max_time.as_str(), "-max_len=4096", "-rss_limit_mb=2048"]);
+        run(&root, "cargo", &cmd_args, &bootstrap)?;
+    }
+    Ok(())
+}
