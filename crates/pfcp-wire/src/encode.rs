@@ -127,8 +127,8 @@ pub trait Encode {
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
 }
 
-/// A typed IE with a fixed type code and a body written in one go. Implementing it gives
-/// [`Encode`] for free.
+/// A typed IE with a fixed type code and a body written in one go; [`Encode`] follows from it
+/// (the crate implements both for each such IE).
 pub trait IeBody {
     /// The IE type code.
     const IE_TYPE: IeType;
@@ -138,17 +138,32 @@ pub trait IeBody {
     fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
 }
 
-impl<T: IeBody> Encode for T {
-    fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN + self.body_len()
-    }
-
-    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        let len = self.body_len();
-        put_ie_header(out, T::IE_TYPE, len)?;
-        self.write_body(out)
-    }
+/// Write a whole IE from its [`IeBody`].
+pub fn encode_body<T: IeBody + ?Sized, S: Sink + ?Sized>(
+    ie: &T,
+    out: &mut S,
+) -> Result<(), EncodeError> {
+    put_ie_header(out, T::IE_TYPE, ie.body_len())?;
+    ie.write_body(out)
 }
+
+/// Implements [`Encode`] for types implementing [`IeBody`].
+macro_rules! encode_via_body {
+    ($($t:ty),* $(,)?) => {$(
+        impl $crate::encode::Encode for $t {
+            fn encoded_len(&self) -> usize {
+                $crate::ie::IE_HEADER_LEN + $crate::encode::IeBody::body_len(self)
+            }
+            fn encode<S: $crate::encode::Sink + ?Sized>(
+                &self,
+                out: &mut S,
+            ) -> Result<(), $crate::error::EncodeError> {
+                $crate::encode::encode_body(self, out)
+            }
+        }
+    )*};
+}
+pub(crate) use encode_via_body;
 
 /// Write an IE's Type and Length.
 pub fn put_ie_header<S: Sink + ?Sized>(
@@ -250,5 +265,137 @@ impl<'s, S: Sink + ?Sized> MessageWriter<'s, S> {
         let len = u16::try_from(length).map_err(|_| EncodeError::LengthOverflow(length))?;
         self.out.patch(self.start + 2, &len.to_be_bytes())?;
         Ok(total)
+    }
+}
+
+impl<T: Encode + ?Sized> Encode for &T {
+    fn encoded_len(&self) -> usize {
+        (**self).encoded_len()
+    }
+    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        (**self).encode(out)
+    }
+}
+
+/// A conditional IE: `None` encodes to nothing.
+impl<T: Encode> Encode for Option<T> {
+    fn encoded_len(&self) -> usize {
+        self.as_ref().map_or(0, Encode::encoded_len)
+    }
+    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        match self {
+            Some(ie) => ie.encode(out),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A list of IEs of one kind (e.g. several Create PDRs), in order.
+impl<T: Encode> Encode for [T] {
+    fn encoded_len(&self) -> usize {
+        self.iter().map(Encode::encoded_len).sum()
+    }
+    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        self.iter().try_for_each(|ie| ie.encode(out))
+    }
+}
+
+/// A statically typed list of IEs built by [`MessageBuilder::ie`]: `((((), A), B), C)`.
+pub trait IeList {
+    /// Octets of all IEs.
+    fn list_len(&self) -> usize;
+    /// Write all IEs in order.
+    fn write_list<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
+}
+
+impl IeList for () {
+    fn list_len(&self) -> usize {
+        0
+    }
+    fn write_list<S: Sink + ?Sized>(&self, _out: &mut S) -> Result<(), EncodeError> {
+        Ok(())
+    }
+}
+
+impl<L: IeList, E: Encode> IeList for (L, E) {
+    fn list_len(&self) -> usize {
+        self.0.list_len() + self.1.encoded_len()
+    }
+    fn write_list<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        self.0.write_list(out)?;
+        self.1.encode(out)
+    }
+}
+
+/// A message as a header plus a statically typed list of IEs, with an exact
+/// [`MessageBuilder::encoded_len`] known before writing. Nothing is allocated: IEs are stored
+/// by value (or by reference: `&T` encodes like `T`) and written straight into the sink.
+///
+/// ```
+/// use pfcp_wire::encode::MessageBuilder;
+/// use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
+/// use pfcp_wire::{Cause, Header, MessageType};
+///
+/// let lci = LoadControlInformation {
+///     sequence_number: ControlSequenceNumber(7),
+///     metric: Metric::new(55).unwrap(),
+/// };
+/// let msg = MessageBuilder::new(Header::new(MessageType::SESSION_DELETION_RESPONSE).with_seid(9))
+///     .ie(Cause::REQUEST_ACCEPTED)
+///     .ie(Some(lci))
+///     .ie(None::<Cause>);
+/// let mut buf = vec![0u8; msg.encoded_len()];
+/// assert_eq!(msg.encode_into(&mut buf)?, 16 + 5 + 17);
+/// # Ok::<(), pfcp_wire::EncodeError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct MessageBuilder<L = ()> {
+    header: Header,
+    ies: L,
+}
+
+impl MessageBuilder<()> {
+    /// A message with `header` and no IEs yet.
+    pub fn new(header: Header) -> Self {
+        MessageBuilder { header, ies: () }
+    }
+}
+
+impl<L: IeList> MessageBuilder<L> {
+    /// Append an IE (anything [`Encode`]: typed IEs, `Option`s, slices, references).
+    pub fn ie<E: Encode>(self, ie: E) -> MessageBuilder<(L, E)> {
+        MessageBuilder {
+            header: self.header,
+            ies: (self.ies, ie),
+        }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// Exact number of octets the message occupies.
+    pub fn encoded_len(&self) -> usize {
+        self.header.encoded_len() + self.ies.list_len()
+    }
+
+    /// Write the message into `out`; returns its length.
+    pub fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<usize, EncodeError> {
+        let w = MessageWriter::begin(out, &self.header)?;
+        self.ies.write_list(w.out)?;
+        w.finish()
+    }
+
+    /// Write the message at the start of `buf`; returns its length.
+    pub fn encode_into(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+        let needed = self.encoded_len();
+        if buf.len() < needed {
+            return Err(EncodeError::BufferTooSmall {
+                needed,
+                available: buf.len(),
+            });
+        }
+        self.encode(&mut SliceSink::new(buf))
     }
 }

@@ -31,3 +31,5 @@ impl IeBody for Cause {
         out.put(&[self.0])
     }
 }
+
+crate::encode::encode_via_body!(Cause);

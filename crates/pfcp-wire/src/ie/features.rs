@@ -287,6 +287,8 @@ macro_rules! features_impl {
 features_impl!(CpFunctionFeatures, CP_FUNCTION_FEATURES, 1);
 features_impl!(UpFunctionFeatures, UP_FUNCTION_FEATURES, 2);
 
+crate::encode::encode_via_body!(CpFunctionFeatures, UpFunctionFeatures);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,6 +99,8 @@ impl IeBody for FSeid {
     }
 }
 
+crate::encode::encode_via_body!(FSeid);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -266,6 +266,8 @@ impl IeBody for NodeId<'_> {
     }
 }
 
+crate::encode::encode_via_body!(NodeId<'_>);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,6 +251,8 @@ impl Encode for LoadControlInformation {
     }
 }
 
+crate::encode::encode_via_body!(ControlSequenceNumber, Metric, OciFlags);
+
 #[cfg(test)]
 mod tests {
     use super::*;

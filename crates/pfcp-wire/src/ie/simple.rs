@@ -94,6 +94,8 @@ impl IeBody for OffendingIe {
     }
 }
 
+crate::encode::encode_via_body!(RecoveryTimeStamp, OffendingIe);
+
 #[cfg(test)]
 mod tests {
     use super::*;

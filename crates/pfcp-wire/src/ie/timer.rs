@@ -196,6 +196,8 @@ impl IeBody for Timer {
     }
 }
 
+crate::encode::encode_via_body!(Timer);
+
 #[cfg(test)]
 mod tests {
     use super::*;
