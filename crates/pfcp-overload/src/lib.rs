@@ -1,0 +1,68 @@
+//! # pfcp-overload
+//!
+//! Sans-IO overload and load control for PFCP (3GPP TS 29.244 clauses 6.2.3 and 6.2.4,
+//! Annex A.1), for both ends of the N4 interface. No sockets, no clock reads, no global RNG:
+//! `now` (a [`std::time::Instant`]) and random draws are parameters; timers are exposed
+//! quinn-style through `poll_timeout` / `handle_timeout(now)`.
+//!
+//! ## Receiving end (CP function)
+//!
+//! * [`OverloadTable`]: the overload state of every UP peer, from the OCIs they send:
+//!   sequencing, Period of Validity, entity vs node scope (AOCI), bounded memory, expiry.
+//!   [`OverloadTable::reduction`] answers "what share of my requests to this UP must I shed?".
+//! * [`LoadTable`] and [`UpSelector`]: the latest LCI of each UP, and a deterministic weighted
+//!   UP selection for new sessions that avoids overloaded UPs.
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use pfcp_overload::{NodeKey, OciOrigin, OverloadTable};
+//! use pfcp_wire::Message;
+//!
+//! // A Session Modification Response carrying an OCI: seq 5, 30 %, 2 minutes, AOCI=1
+//! // (TS 29.244 clause 7.2.2 header, Table 7.5.3.4-1 OCI).
+//! let bytes = [
+//!     0x21, 0x35, 0x00, 0x2c, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 9, 0,
+//!     0x00, 0x13, 0x00, 0x01, 0x01,
+//!     0x00, 0x36, 0x00, 0x17,
+//!     0x00, 0x34, 0x00, 0x04, 0, 0, 0, 5,
+//!     0x00, 0x35, 0x00, 0x01, 30,
+//!     0x00, 0x37, 0x00, 0x01, 0x22,
+//!     0x00, 0x6e, 0x00, 0x01, 0x01,
+//! ];
+//! let msg = Message::decode(&bytes)?;
+//! let upf = NodeKey::fqdn("upf1.example.net");
+//! let mut table = OverloadTable::default();
+//! let now = Instant::now();
+//! table.handle_message(&OciOrigin::new(upf.clone(), None), &msg, now);
+//! assert_eq!(table.reduction(None, &upf, now), 30);
+//! assert_eq!(table.poll_timeout(), Some(now + Duration::from_secs(120)));
+//! # Ok::<(), pfcp_wire::DecodeError>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the code never reads the clock.
+pub(crate) fn test_now() -> std::time::Instant {
+    std::time::Instant::now()
+}
+
+pub mod load;
+pub mod receiver;
+pub mod scope;
+pub mod sequence;
+
+pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
+pub use receiver::{IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable};
+pub use scope::{NodeKey, OciOrigin, Scope};
+pub use sequence::SequenceOrder;

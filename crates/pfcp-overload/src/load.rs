@@ -1,0 +1,339 @@
+//! Load control at the receiving end (TS 29.244 clause 6.2.3; Annex B): the latest Load
+//! Control Information of each UP function, and a UP selector for new sessions.
+//!
+//! * LCI is always node-scoped: keyed by the UP's Node ID (6.2.3.3.1).
+//! * Sequencing as for OCI (6.2.3.3.2): larger is newer; equal and smaller are ignored unless
+//!   the counter wrapped ([`crate::sequence`]) or the peer was reset
+//!   ([`LoadTable::reset_peer`]). LCI has no validity period; [`LoadConfig::max_age`]
+//!   optionally treats an old report as unknown.
+//! * A high load does not throttle anything: it steers *new* sessions ([`UpSelector`]).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use pfcp_wire::ie::LoadControlInformation;
+use pfcp_wire::{DecodeError, IeType, Message};
+
+use crate::receiver::OverloadTable;
+use crate::scope::NodeKey;
+use crate::sequence::{compare, DEFAULT_WRAP_WINDOW};
+
+/// Configuration of a [`LoadTable`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LoadConfig {
+    /// Most UP functions tracked. Default 4096; when full, the stalest report is dropped.
+    pub max_entries: usize,
+    /// Wrap window for sequence numbers. Default 1 % of the space.
+    pub wrap_window: u32,
+    /// A report older than this counts as unknown. Default `None` (reports never age).
+    pub max_age: Option<Duration>,
+}
+
+impl Default for LoadConfig {
+    fn default() -> Self {
+        LoadConfig {
+            max_entries: 4096,
+            wrap_window: DEFAULT_WRAP_WINDOW,
+            max_age: None,
+        }
+    }
+}
+
+/// What happened to one received LCI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LciOutcome {
+    /// Stored: `load` percent is now the UP's load.
+    Applied {
+        /// Effective load (a metric above 100 reads as 0).
+        load: u8,
+    },
+    /// Same sequence number as stored: nothing new.
+    Duplicate,
+    /// Older sequence number: stale.
+    Stale,
+    /// A member is missing or malformed; ignored (the message stays valid).
+    Malformed(DecodeError),
+    /// Carried by a message type that may not carry LCI.
+    UnexpectedMessage,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct LoadEntry {
+    seq: u32,
+    load: u8,
+    at: Instant,
+}
+
+/// The latest load of each UP function.
+#[derive(Debug, Clone, Default)]
+pub struct LoadTable {
+    config: LoadConfig,
+    entries: HashMap<NodeKey, LoadEntry>,
+}
+
+impl LoadTable {
+    /// An empty table.
+    pub fn new(config: LoadConfig) -> Self {
+        LoadTable {
+            config,
+            entries: HashMap::new(),
+        }
+    }
+
+    /// Process the LCI of a message from UP function `node`, if it carries one.
+    pub fn handle_message(
+        &mut self,
+        node: &NodeKey,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Option<LciOutcome> {
+        let raw = msg.find(IeType::LOAD_CONTROL_INFORMATION)?;
+        if !msg.message_type().may_carry_oci() {
+            return Some(LciOutcome::UnexpectedMessage);
+        }
+        Some(match raw.decode_as::<LoadControlInformation>() {
+            Ok(lci) => self.handle_lci(node, &lci, now),
+            Err(e) => LciOutcome::Malformed(e),
+        })
+    }
+
+    /// Process a decoded LCI from UP function `node`.
+    pub fn handle_lci(
+        &mut self,
+        node: &NodeKey,
+        lci: &LoadControlInformation,
+        now: Instant,
+    ) -> LciOutcome {
+        let seq = lci.sequence_number.0;
+        let load = lci.metric.percent();
+        if let Some(e) = self.entries.get_mut(node) {
+            let order = compare(e.seq, seq, self.config.wrap_window);
+            if order.is_newer() {
+                *e = LoadEntry { seq, load, at: now };
+                return LciOutcome::Applied { load };
+            }
+            return if e.seq == seq {
+                LciOutcome::Duplicate
+            } else {
+                LciOutcome::Stale
+            };
+        }
+        if self.entries.len() >= self.config.max_entries {
+            let stalest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.at)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = stalest {
+                self.entries.remove(&k);
+            }
+        }
+        if self.config.max_entries > 0 {
+            self.entries
+                .insert(node.clone(), LoadEntry { seq, load, at: now });
+        }
+        LciOutcome::Applied { load }
+    }
+
+    /// The load of `node` in percent, `None` if unknown (never reported, reset, or older than
+    /// `max_age`).
+    pub fn load(&self, node: &NodeKey, now: Instant) -> Option<u8> {
+        let e = self.entries.get(node)?;
+        match self.config.max_age {
+            Some(age) if now.saturating_duration_since(e.at) > age => None,
+            _ => Some(e.load),
+        }
+    }
+
+    /// Forget the load of `node` (restart, new association, release).
+    pub fn reset_peer(&mut self, node: &NodeKey) {
+        self.entries.remove(node);
+    }
+
+    /// Number of UP functions tracked.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no UP function is tracked.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// A UP function that may serve a new session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// Its Node ID.
+    pub node: NodeKey,
+    /// Static capacity weight from configuration (e.g. relative signalling capacity); 0 never
+    /// selects it.
+    pub weight: u32,
+}
+
+/// Selects the UP function for a new session (Annex B: implementation specific; digest 5).
+///
+/// Score of a candidate = `weight x (100 - load)/100 x (100 - reduction)/100`, where *load* is
+/// its last LCI (or [`UpSelector::unknown_load`] when unknown) and *reduction* its current
+/// node-scoped overload metric. Candidates whose reduction reaches
+/// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state. The
+/// pick is weighted-random by score with a random number the caller passes in, so the
+/// selection is deterministic for a given draw and spreads load in proportion to spare
+/// capacity rather than herding onto the single least-loaded UP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpSelector {
+    /// Load assumed for a UP without a (fresh) LCI. Default 50.
+    pub unknown_load: u8,
+    /// Reduction at or above which a UP is avoided. Default 50.
+    pub avoid_reduction: u8,
+}
+
+impl Default for UpSelector {
+    fn default() -> Self {
+        UpSelector {
+            unknown_load: 50,
+            avoid_reduction: 50,
+        }
+    }
+}
+
+impl UpSelector {
+    /// The score of one candidate (0 = never picked).
+    pub fn score(&self, c: &Candidate, load: Option<u8>, reduction: u8) -> u64 {
+        let load = u64::from(load.unwrap_or(self.unknown_load).min(100));
+        let reduction = u64::from(reduction.min(100));
+        u64::from(c.weight) * (100 - load) * (100 - reduction)
+    }
+
+    /// Index of the chosen candidate, or `None` if none has a positive score. `draw` is a
+    /// uniformly random `u64` from the caller's RNG.
+    pub fn select(
+        &self,
+        candidates: &[Candidate],
+        loads: &LoadTable,
+        overload: &OverloadTable,
+        now: Instant,
+        draw: u64,
+    ) -> Option<usize> {
+        let reduction = |c: &Candidate| overload.reduction(None, &c.node, now);
+        let any_ok = candidates
+            .iter()
+            .any(|c| c.weight > 0 && reduction(c) < self.avoid_reduction);
+        let score = |c: &Candidate| {
+            let r = reduction(c);
+            if any_ok && r >= self.avoid_reduction {
+                0
+            } else {
+                self.score(c, loads.load(&c.node, now), r)
+            }
+        };
+        let total: u64 = candidates.iter().map(score).sum();
+        if total == 0 {
+            // Every candidate is full or fully shed: fall back to the static weights, so a
+            // session is still placed where it has the best chance.
+            let weights: u64 = candidates.iter().map(|c| u64::from(c.weight)).sum();
+            if weights == 0 {
+                return None;
+            }
+            let mut pick = draw % weights;
+            for (i, c) in candidates.iter().enumerate() {
+                let w = u64::from(c.weight);
+                if pick < w {
+                    return Some(i);
+                }
+                pick -= w;
+            }
+            return None;
+        }
+        let mut pick = draw % total;
+        for (i, c) in candidates.iter().enumerate() {
+            let s = score(c);
+            if pick < s {
+                return Some(i);
+            }
+            pick -= s;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pfcp_wire::ie::{ControlSequenceNumber, Metric};
+
+    fn lci(seq: u32, load: u8) -> LoadControlInformation {
+        LoadControlInformation {
+            sequence_number: ControlSequenceNumber(seq),
+            metric: Metric::from_raw(load),
+        }
+    }
+
+    #[test]
+    fn clause_6_2_3_3_2_sequencing() {
+        let now = crate::test_now();
+        let n = NodeKey::fqdn("upf1");
+        let mut t = LoadTable::default();
+        assert_eq!(t.handle_lci(&n, &lci(5, 40), now), LciOutcome::Applied { load: 40 });
+        assert_eq!(t.handle_lci(&n, &lci(5, 90), now), LciOutcome::Duplicate);
+        assert_eq!(t.handle_lci(&n, &lci(4, 90), now), LciOutcome::Stale);
+        assert_eq!(t.load(&n, now), Some(40));
+        assert_eq!(t.handle_lci(&n, &lci(6, 70), now), LciOutcome::Applied { load: 70 });
+        // Clause 8.2.34: above 100 is 0 % load.
+        assert_eq!(t.handle_lci(&n, &lci(7, 150), now), LciOutcome::Applied { load: 0 });
+        t.reset_peer(&n);
+        assert_eq!(t.handle_lci(&n, &lci(1, 10), now), LciOutcome::Applied { load: 10 });
+    }
+
+    #[test]
+    fn max_age_makes_reports_unknown() {
+        let now = crate::test_now();
+        let n = NodeKey::fqdn("upf1");
+        let mut t = LoadTable::new(LoadConfig {
+            max_age: Some(Duration::from_secs(30)),
+            ..LoadConfig::default()
+        });
+        t.handle_lci(&n, &lci(1, 40), now);
+        assert_eq!(t.load(&n, now + Duration::from_secs(30)), Some(40));
+        assert_eq!(t.load(&n, now + Duration::from_secs(31)), None);
+    }
+
+    #[test]
+    fn selector_weighs_spare_capacity_and_avoids_overloaded() {
+        let now = crate::test_now();
+        let a = Candidate {
+            node: NodeKey::fqdn("a"),
+            weight: 1,
+        };
+        let b = Candidate {
+            node: NodeKey::fqdn("b"),
+            weight: 1,
+        };
+        let mut loads = LoadTable::default();
+        loads.handle_lci(&a.node, &lci(1, 80), now);
+        loads.handle_lci(&b.node, &lci(1, 20), now);
+        let overload = OverloadTable::default();
+        let sel = UpSelector::default();
+        let cands = [a.clone(), b.clone()];
+        // Scores: a = 20 x 100, b = 80 x 100: over every draw residue, b gets exactly 80 %.
+        let picks_b = (0..10_000u64)
+            .filter(|d| sel.select(&cands, &loads, &overload, now, *d) == Some(1))
+            .count();
+        assert_eq!(picks_b, 8000);
+        // b overloaded at 60 %: avoided.
+        let mut overload = OverloadTable::default();
+        let origin = crate::OciOrigin::new(b.node.clone(), None);
+        let oci = pfcp_wire::ie::OverloadControlInformation {
+            sequence_number: ControlSequenceNumber(1),
+            metric: Metric::new(60).unwrap(),
+            period_of_validity: pfcp_wire::ie::Timer::INFINITE,
+            flags: None,
+        };
+        overload.handle_oci(&origin, &oci, now);
+        for d in 0..100 {
+            assert_eq!(sel.select(&cands, &loads, &overload, now, d), Some(0));
+        }
+    }
+}

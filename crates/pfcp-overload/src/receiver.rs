@@ -1,0 +1,395 @@
+//! The receiving end (CP function): overload state learned from the OCIs of many UP peers
+//! (TS 29.244 clause 6.2.4.3.2; Annex A.1; digest section 6.4).
+//!
+//! Rules, each with its clause:
+//!
+//! * **Sequencing** (6.2.4.3.2): a newer sequence number replaces the stored OCI and restarts
+//!   the Period of Validity; the same number is ignored and does *not* restart it; an older
+//!   one is ignored unless a reset is plausible: the stored OCI expired, the peer restarted or
+//!   re-associated ([`OverloadTable::reset_peer`]), or the counter wrapped ([`crate::sequence`]).
+//! * **Validity** (8.2.35): a stopped timer (`0x00`) means the OCI is already expired; unit 111
+//!   means it never expires. Expiry is driven by [`OverloadTable::handle_timeout`].
+//! * **End of overload** (6.2.4.3.2): metric 0 ends it; the *absence* of OCI in a message does
+//!   not. An entry with metric 0 is kept until its validity ends, so a late retransmission of
+//!   an older, non-zero OCI cannot re-arm the overload.
+//! * **Malformed OCI** (7.2.3.2, 7.6): an OCI with a missing or malformed member is ignored and
+//!   reported as an event; it is never a reason to reject the carrying message.
+//! * **Scope** (6.2.4.3.1, 8.2.76): entity (UP F-SEID address) by default, Node ID with AOCI.
+//!   The reduction that applies to a request is the **larger** of the two (a node-wide
+//!   overload cannot be undercut by a milder entity-level one, nor the reverse), the same
+//!   choice GTPv2-C makes between overload sources (TS 29.274 Annex D.4).
+//! * **Bounded memory**: at most [`OverloadConfig::max_entries`] scopes; when full, the entry
+//!   closest to expiry is evicted first (it matters least), and an OCI is refused only if every
+//!   entry is infinite.
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::net::IpAddr;
+use std::time::Instant;
+
+use pfcp_wire::ie::{Metric, OverloadControlInformation};
+use pfcp_wire::{DecodeError, Message};
+
+use crate::scope::{NodeKey, OciOrigin, Scope};
+use crate::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
+
+/// Configuration of an [`OverloadTable`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OverloadConfig {
+    /// Most scopes tracked at once (entities and nodes together). Default 4096.
+    pub max_entries: usize,
+    /// Wrap window for sequence numbers ([`crate::sequence`]). Default 1 % of the space.
+    pub wrap_window: u32,
+    /// Most events queued for [`OverloadTable::poll_event`]; older ones are dropped and
+    /// counted. Default 1024.
+    pub max_events: usize,
+}
+
+impl Default for OverloadConfig {
+    fn default() -> Self {
+        OverloadConfig {
+            max_entries: 4096,
+            wrap_window: DEFAULT_WRAP_WINDOW,
+            max_events: 1024,
+        }
+    }
+}
+
+/// What happened to one received OCI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OciOutcome {
+    /// Stored: it now drives the reduction of `scope` (until `expires`, `None` = never).
+    Applied {
+        /// The scope it applies to.
+        scope: Scope,
+        /// Effective reduction in percent (a metric above 100 reads as 0).
+        metric: u8,
+        /// When it stops applying; `None` for an infinite Period of Validity.
+        expires: Option<Instant>,
+    },
+    /// Ignored, for the given reason.
+    Ignored {
+        /// The scope it would have applied to, if it could be determined.
+        scope: Option<Scope>,
+        /// Why.
+        reason: IgnoreReason,
+    },
+}
+
+/// Why an OCI was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IgnoreReason {
+    /// Same sequence number as the stored OCI: no change, validity not restarted.
+    Duplicate,
+    /// Older sequence number than the stored, still valid OCI.
+    Stale {
+        /// Stored sequence number.
+        stored: u32,
+        /// Received sequence number.
+        received: u32,
+    },
+    /// A member is missing or malformed (the message itself stays valid).
+    Malformed(DecodeError),
+    /// Carried by a message type that may not carry OCI (only 51, 53, 55, 56 may).
+    UnexpectedMessage,
+    /// The table is full of entries that never expire.
+    TableFull,
+}
+
+/// Something worth logging or counting, drained with [`OverloadTable::poll_event`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OverloadEvent {
+    /// An OCI was applied or ignored.
+    Oci(OciOutcome),
+    /// A scope's Period of Validity ran out: its reduction is now 0.
+    Expired(Scope),
+    /// A scope was evicted to make room (the table was full).
+    Evicted(Scope),
+    /// All state of a peer was discarded (restart, new association, release).
+    Reset(NodeKey),
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    seq: u32,
+    metric: u8,
+    expires: Option<Instant>,
+    node: NodeKey,
+}
+
+/// Overload state of many UP peers, as seen by a CP function. Sans-IO: every call that
+/// depends on time takes `now`.
+///
+/// ```
+/// use std::net::{IpAddr, Ipv4Addr};
+/// use std::time::{Duration, Instant};
+/// use pfcp_overload::{NodeKey, OciOrigin, OverloadTable};
+/// use pfcp_wire::ie::{ControlSequenceNumber, Metric, OverloadControlInformation, Timer};
+///
+/// let mut table = OverloadTable::default();
+/// let now = Instant::now();
+/// let upf = NodeKey::fqdn("upf1.example.net");
+/// let entity: IpAddr = Ipv4Addr::new(192, 0, 2, 1).into();
+/// let origin = OciOrigin::new(upf.clone(), Some(entity));
+/// let oci = OverloadControlInformation {
+///     sequence_number: ControlSequenceNumber(1),
+///     metric: Metric::new(40).unwrap(),
+///     period_of_validity: Timer::from_duration(Duration::from_secs(60)).unwrap(),
+///     flags: None, // AOCI=0: applies to the PFCP entity 192.0.2.1
+/// };
+/// table.handle_oci(&origin, &oci, now);
+/// assert_eq!(table.reduction(Some(entity), &upf, now), 40);
+/// // Expiry is driven by handle_timeout: the state machine never reads the clock.
+/// let later = table.poll_timeout().unwrap();
+/// table.handle_timeout(later);
+/// assert_eq!(table.reduction(Some(entity), &upf, later), 0);
+/// ```
+#[derive(Debug, Clone)]
+pub struct OverloadTable {
+    config: OverloadConfig,
+    entries: HashMap<Scope, Entry>,
+    deadlines: BTreeSet<(Instant, Scope)>,
+    events: VecDeque<OverloadEvent>,
+    events_dropped: u64,
+}
+
+impl Default for OverloadTable {
+    fn default() -> Self {
+        Self::new(OverloadConfig::default())
+    }
+}
+
+impl OverloadTable {
+    /// An empty table.
+    pub fn new(config: OverloadConfig) -> Self {
+        OverloadTable {
+            config,
+            entries: HashMap::new(),
+            deadlines: BTreeSet::new(),
+            events: VecDeque::new(),
+            events_dropped: 0,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &OverloadConfig {
+        &self.config
+    }
+
+    /// Process the OCI of a received message, if it carries one. `origin.entity` may be left
+    /// `None` for a Session Establishment Response: the UP F-SEID in the message is used
+    /// (its IPv4 address if present, else its IPv6 address).
+    ///
+    /// Returns `None` when the message has no OCI (which changes nothing: absence of OCI does
+    /// not end an overload).
+    pub fn handle_message(
+        &mut self,
+        origin: &OciOrigin,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Option<OciOutcome> {
+        let raw = msg.find(pfcp_wire::IeType::OVERLOAD_CONTROL_INFORMATION)?;
+        if !msg.message_type().may_carry_oci() {
+            return Some(self.ignore(None, IgnoreReason::UnexpectedMessage));
+        }
+        let oci = match raw.decode_as::<OverloadControlInformation>() {
+            Ok(oci) => oci,
+            Err(e) => return Some(self.ignore(None, IgnoreReason::Malformed(e))),
+        };
+        let mut origin = origin.clone();
+        if origin.entity.is_none() {
+            if let Ok(Some(f)) = msg.f_seid() {
+                origin.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
+            }
+        }
+        Some(self.handle_oci(&origin, &oci, now))
+    }
+
+    /// Process one decoded OCI that arrived from `origin` at `now`.
+    pub fn handle_oci(
+        &mut self,
+        origin: &OciOrigin,
+        oci: &OverloadControlInformation,
+        now: Instant,
+    ) -> OciOutcome {
+        let scope = origin.scope(oci.aoci());
+        let seq = oci.sequence_number.0;
+        if let Some(stored) = self.entries.get(&scope) {
+            let valid = stored.expires.is_none_or(|t| t > now);
+            if valid {
+                match compare(stored.seq, seq, self.config.wrap_window) {
+                    SequenceOrder::Same => {
+                        return self.ignore(Some(scope), IgnoreReason::Duplicate)
+                    }
+                    SequenceOrder::Older => {
+                        let reason = IgnoreReason::Stale {
+                            stored: stored.seq,
+                            received: seq,
+                        };
+                        return self.ignore(Some(scope), reason);
+                    }
+                    SequenceOrder::Newer | SequenceOrder::Wrapped => {}
+                }
+            }
+        }
+        let expires = oci
+            .period_of_validity
+            .duration()
+            .map(|d| now.checked_add(d).unwrap_or(now));
+        let metric = effective(oci.metric);
+        let full = self.entries.len() >= self.config.max_entries;
+        if full && !self.entries.contains_key(&scope) && !self.evict_one() {
+            return self.ignore(Some(scope), IgnoreReason::TableFull);
+        }
+        self.remove_deadline(&scope);
+        if let Some(t) = expires {
+            self.deadlines.insert((t, scope.clone()));
+        }
+        self.entries.insert(
+            scope.clone(),
+            Entry {
+                seq,
+                metric,
+                expires,
+                node: origin.node.clone(),
+            },
+        );
+        let outcome = OciOutcome::Applied {
+            scope,
+            metric,
+            expires,
+        };
+        self.push_event(OverloadEvent::Oci(outcome.clone()));
+        // A stopped timer (or any zero duration) is already expired: apply it (it replaces the
+        // older state) and let it lapse at once.
+        if expires.is_some_and(|t| t <= now) {
+            self.handle_timeout(now);
+        }
+        outcome
+    }
+
+    /// The reduction (percent of requests to shed) that applies to a request towards the UP
+    /// PFCP entity `entity` (if known) of the UP function `node`: the larger of the entity's
+    /// and the node's current overload metric, 0 where none is valid at `now`.
+    pub fn reduction(&self, entity: Option<IpAddr>, node: &NodeKey, now: Instant) -> u8 {
+        let at = |scope: &Scope| {
+            self.entries
+                .get(scope)
+                .filter(|e| e.expires.is_none_or(|t| t > now))
+                .map_or(0, |e| e.metric)
+        };
+        let node_metric = at(&Scope::Node(node.clone()));
+        let entity_metric = entity.map_or(0, |ip| at(&Scope::Entity(ip)));
+        node_metric.max(entity_metric)
+    }
+
+    /// The stored state of one scope: (sequence number, metric, expiry), if any.
+    pub fn get(&self, scope: &Scope) -> Option<(u32, u8, Option<Instant>)> {
+        self.entries
+            .get(scope)
+            .map(|e| (e.seq, e.metric, e.expires))
+    }
+
+    /// Number of scopes tracked.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no scope is tracked.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Forget everything learned from UP function `node` and its PFCP entities: call it when
+    /// the peer restarted (changed Recovery Time Stamp), re-associated, released the
+    /// association or failed its heartbeats. Afterwards any sequence number is accepted.
+    pub fn reset_peer(&mut self, node: &NodeKey) {
+        let gone: Vec<Scope> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| &e.node == node)
+            .map(|(s, _)| s.clone())
+            .collect();
+        for s in gone {
+            self.remove_deadline(&s);
+            self.entries.remove(&s);
+        }
+        self.push_event(OverloadEvent::Reset(node.clone()));
+    }
+
+    /// The next instant at which [`OverloadTable::handle_timeout`] has work (an expiry).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.deadlines.first().map(|(t, _)| *t)
+    }
+
+    /// Expire every entry whose Period of Validity ended at or before `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some((t, _)) = self.deadlines.first() {
+            if *t > now {
+                break;
+            }
+            if let Some((_, scope)) = self.deadlines.pop_first() {
+                self.entries.remove(&scope);
+                self.push_event(OverloadEvent::Expired(scope));
+            }
+        }
+    }
+
+    /// The next event, oldest first.
+    pub fn poll_event(&mut self) -> Option<OverloadEvent> {
+        self.events.pop_front()
+    }
+
+    /// Events dropped because the queue was full.
+    pub fn events_dropped(&self) -> u64 {
+        self.events_dropped
+    }
+
+    fn ignore(&mut self, scope: Option<Scope>, reason: IgnoreReason) -> OciOutcome {
+        let outcome = OciOutcome::Ignored { scope, reason };
+        self.push_event(OverloadEvent::Oci(outcome.clone()));
+        outcome
+    }
+
+    fn push_event(&mut self, e: OverloadEvent) {
+        if self.config.max_events == 0 {
+            self.events_dropped += 1;
+            return;
+        }
+        if self.events.len() >= self.config.max_events {
+            self.events.pop_front();
+            self.events_dropped += 1;
+        }
+        self.events.push_back(e);
+    }
+
+    fn remove_deadline(&mut self, scope: &Scope) {
+        if let Some(Entry {
+            expires: Some(t), ..
+        }) = self.entries.get(scope)
+        {
+            self.deadlines.remove(&(*t, scope.clone()));
+        }
+    }
+
+    fn evict_one(&mut self) -> bool {
+        match self.deadlines.pop_first() {
+            Some((_, scope)) => {
+                self.entries.remove(&scope);
+                self.push_event(OverloadEvent::Evicted(scope));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The effective percentage of a received metric (clause 8.2.34: above 100 reads as 0).
+pub(crate) const fn effective(m: Metric) -> u8 {
+    m.percent()
+}
+
+#[cfg(test)]
+mod tests;

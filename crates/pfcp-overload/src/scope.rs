@@ -1,0 +1,103 @@
+//! What an OCI or LCI applies to (TS 29.244 clauses 6.2.3.3.1, 6.2.4.3.1, 8.2.76).
+
+use core::fmt;
+use std::net::IpAddr;
+
+use pfcp_wire::ie::NodeId;
+
+/// An owned Node ID, the key of node-scoped state (LCI always, OCI with AOCI=1).
+///
+/// FQDNs compare case-insensitively (DNS names, RFC 4343): they are stored lowercased.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeKey {
+    /// Node ID of type IPv4 or IPv6.
+    Ip(IpAddr),
+    /// Node ID of type FQDN, dotted and lowercased.
+    Fqdn(Box<str>),
+}
+
+impl NodeKey {
+    /// The key of a decoded Node ID (allocates for an FQDN).
+    pub fn from_node_id(id: &NodeId<'_>) -> NodeKey {
+        match id {
+            NodeId::Ipv4(a) => NodeKey::Ip(IpAddr::V4(*a)),
+            NodeId::Ipv6(a) => NodeKey::Ip(IpAddr::V6(*a)),
+            NodeId::Fqdn(f) => NodeKey::Fqdn(f.to_string().to_ascii_lowercase().into_boxed_str()),
+        }
+    }
+
+    /// The key of a dotted FQDN given by configuration.
+    pub fn fqdn(name: &str) -> NodeKey {
+        NodeKey::Fqdn(name.trim_end_matches('.').to_ascii_lowercase().into_boxed_str())
+    }
+}
+
+impl From<IpAddr> for NodeKey {
+    fn from(a: IpAddr) -> Self {
+        NodeKey::Ip(a)
+    }
+}
+
+impl From<&NodeId<'_>> for NodeKey {
+    fn from(id: &NodeId<'_>) -> Self {
+        NodeKey::from_node_id(id)
+    }
+}
+
+impl fmt::Display for NodeKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeKey::Ip(a) => write!(f, "{a}"),
+            NodeKey::Fqdn(n) => f.write_str(n),
+        }
+    }
+}
+
+/// The owner of an overload state.
+///
+/// Clause 6.2.4.3.1: by default an OCI belongs to the UP PFCP *entity* whose address is in the
+/// UP F-SEID of the session it arrived on; with AOCI=1 (clause 8.2.76) it belongs to the UP
+/// function's *Node ID*. One UP function (one Node ID) may front several PFCP entities.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// A UP PFCP entity, by the IP address in its F-SEID.
+    Entity(IpAddr),
+    /// A UP function, by its Node ID.
+    Node(NodeKey),
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scope::Entity(a) => write!(f, "entity {a}"),
+            Scope::Node(n) => write!(f, "node {n}"),
+        }
+    }
+}
+
+/// Where an OCI arrived from: what the receiver knows about the message that carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciOrigin {
+    /// Node ID of the UP function the CP associated with (the peer of the association).
+    pub node: NodeKey,
+    /// IP address in the UP F-SEID of the session the message belongs to, when known.
+    /// `None` for a rejected Session Establishment Response (there is no UP F-SEID).
+    pub entity: Option<IpAddr>,
+}
+
+impl OciOrigin {
+    /// An origin with both scopes known.
+    pub fn new(node: NodeKey, entity: Option<IpAddr>) -> Self {
+        OciOrigin { node, entity }
+    }
+
+    /// The scope an OCI with the given AOCI flag applies to. Without AOCI and without a UP
+    /// F-SEID address (a non-compliant rejected Session Establishment Response), fall back to
+    /// the Node ID: over-applying is safer than dropping the overload signal.
+    pub fn scope(&self, aoci: bool) -> Scope {
+        match (aoci, self.entity) {
+            (false, Some(ip)) => Scope::Entity(ip),
+            _ => Scope::Node(self.node.clone()),
+        }
+    }
+}
