@@ -58,11 +58,15 @@ pub(crate) fn test_now() -> std::time::Instant {
 }
 
 pub mod load;
+pub mod load_reporter;
 pub mod receiver;
+pub mod reporter;
 pub mod scope;
 pub mod sequence;
 
 pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
+pub use load_reporter::{LoadReporter, LoadReporterConfig};
+pub use reporter::{InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode};
 pub use receiver::{IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable};
 pub use scope::{NodeKey, OciOrigin, Scope};
 pub use sequence::SequenceOrder;

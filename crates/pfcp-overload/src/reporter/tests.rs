@@ -1,0 +1,178 @@
+//! Unit tests of the sending end, one rule each.
+
+use std::time::Duration;
+
+use pfcp_wire::encode::Encode;
+use pfcp_wire::ie::IeIter;
+
+use super::*;
+
+fn cfg() -> ReporterConfig {
+    ReporterConfig {
+        capacity: Some(100.0),
+        ..ReporterConfig::default()
+    }
+}
+
+fn overloaded(arrived: u64) -> Measurement {
+    Measurement {
+        arrived,
+        served: 100,
+        backlog: 0,
+    }
+}
+
+#[test]
+fn raises_at_once_in_steps_and_lowers_after_dwell() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    // Demand 2x capacity: 50 %.
+    assert_eq!(r.handle_measurement(&overloaded(200), now), Some(50));
+    assert_eq!(r.metric(), 50);
+    // 2.1x: wants 52, rounds to 50: no change published (no sub-step jitter).
+    assert_eq!(r.handle_measurement(&overloaded(210), now), None);
+    // Demand drops to 1.6x (wants 37.5 -> 40): three intervals of dwell before lowering.
+    // With feedback delay 1 the CPs applied 50 % two intervals after publication, so
+    // arrivals now are 1.6x x 0.5.
+    assert_eq!(r.handle_measurement(&overloaded(80), now), None);
+    assert_eq!(r.handle_measurement(&overloaded(80), now), None);
+    assert_eq!(r.handle_measurement(&overloaded(80), now), Some(40));
+    // Every published value is a multiple of the step.
+    assert_eq!(r.metric() % 5, 0);
+}
+
+#[test]
+fn capacity_is_learned_while_saturated() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig::default());
+    // Not saturated: nothing learned, nothing published.
+    let idle = Measurement {
+        arrived: 50,
+        served: 50,
+        backlog: 0,
+    };
+    assert_eq!(r.handle_measurement(&idle, now), None);
+    assert_eq!(r.capacity(), None);
+    let sat = Measurement {
+        arrived: 400,
+        served: 100,
+        backlog: 10,
+    };
+    // target = 100 - 10/5 = 98; 100 x (1 - 98/400) = 75.5 -> 75.
+    assert_eq!(r.handle_measurement(&sat, now), Some(75));
+    assert_eq!(r.capacity(), Some(100.0));
+}
+
+#[test]
+fn clause_6_2_4_3_2_sequence_changes_only_with_content_or_refresh() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    r.handle_measurement(&overloaded(200), now);
+    let s1 = r.sequence_number();
+    r.handle_measurement(&overloaded(200), now);
+    assert_eq!(r.sequence_number(), s1);
+    // Refresh before the validity runs out: same metric, new number.
+    let due = r.poll_timeout().unwrap();
+    assert_eq!(due, now + Duration::from_secs(25));
+    r.handle_timeout(due - Duration::from_millis(1));
+    assert_eq!(r.sequence_number(), s1);
+    r.handle_timeout(due);
+    assert_eq!(r.sequence_number(), s1 + 1);
+    assert_eq!(r.metric(), 50);
+    assert_eq!(r.poll_timeout(), Some(due + Duration::from_secs(25)));
+}
+
+#[test]
+fn epoch_seconds_sequence_grows_with_time() {
+    let t0 = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+        sequence: SequenceMode::EpochSeconds {
+            epoch: t0,
+            offset: 1_000,
+        },
+        ..cfg()
+    });
+    r.handle_measurement(&overloaded(200), t0 + Duration::from_secs(7));
+    assert_eq!(r.sequence_number(), 1_007);
+    // Two changes in the same second still increase.
+    r.handle_measurement(&overloaded(500), t0 + Duration::from_secs(7));
+    assert_eq!(r.sequence_number(), 1_008);
+    r.handle_measurement(&overloaded(1000), t0 + Duration::from_secs(60));
+    assert_eq!(r.sequence_number(), 1_060);
+}
+
+#[test]
+fn clause_6_2_4_2_inclusion_policy() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<&str> = OverloadReporter::new(cfg());
+    r.set_peer_ovrl("ovrl", true);
+    r.set_peer_ovrl("legacy", false);
+    let est = MessageType::SESSION_ESTABLISHMENT_RESPONSE;
+    let ok = Some(Cause::REQUEST_ACCEPTED);
+    // Nothing to say before any overload.
+    assert!(r.oci_for(&"ovrl", est, ok, now).is_none());
+    r.handle_measurement(&overloaded(200), now);
+    // Only OVRL peers, only messages 51/53/55/56.
+    assert!(r.oci_for(&"legacy", est, ok, now).is_none());
+    assert!(r.oci_for(&"unknown", est, ok, now).is_none());
+    assert!(r
+        .oci_for(&"ovrl", MessageType::HEARTBEAT_RESPONSE, None, now)
+        .is_none());
+    let first = r.oci_for(&"ovrl", est, ok, now).unwrap();
+    assert_eq!(first.metric.percent(), 50);
+    assert!(!first.aoci());
+    // Until the peer has the current number.
+    assert!(r
+        .oci_for(&"ovrl", MessageType::SESSION_DELETION_RESPONSE, ok, now)
+        .is_none());
+    // Clause 8.2.76: a rejected Session Establishment Response carries AOCI=1, even though
+    // the entity-scoped OCI was already sent.
+    let rejected = r
+        .oci_for(&"ovrl", est, Some(Cause::PFCP_ENTITY_IN_CONGESTION), now)
+        .unwrap();
+    assert!(rejected.aoci());
+    assert_eq!(rejected.sequence_number, first.sequence_number);
+}
+
+#[test]
+fn zero_goes_only_to_peers_told_non_zero() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<&str> = OverloadReporter::new(cfg());
+    r.set_peer_ovrl("told", true);
+    r.set_peer_ovrl("late", true);
+    let msg = MessageType::SESSION_MODIFICATION_RESPONSE;
+    r.handle_measurement(&overloaded(200), now);
+    assert!(r.oci_for(&"told", msg, None, now).is_some());
+    // Overload ends: demand at half capacity, after the dwell.
+    for _ in 0..3 {
+        r.handle_measurement(&overloaded(25), now);
+    }
+    assert_eq!(r.metric(), 0);
+    let zero = r.oci_for(&"told", msg, None, now).unwrap();
+    assert_eq!(zero.metric.percent(), 0);
+    assert!(r.oci_for(&"told", msg, None, now).is_none());
+    // A peer that never heard of the overload is not bothered.
+    assert!(r.oci_for(&"late", msg, None, now).is_none());
+    assert_eq!(r.poll_timeout(), None);
+}
+
+#[test]
+fn every_oci_emitted_decodes_with_pfcp_wire() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    r.set_peer_ovrl(1, true);
+    for arrived in [150, 300, 1000, 2000, 50, 50, 50, 50, 50] {
+        r.handle_measurement(&overloaded(arrived), now);
+        for aoci in [false, true] {
+            if let Some(oci) = r.current_oci(aoci) {
+                let mut buf = Vec::new();
+                oci.encode(&mut buf).unwrap();
+                assert_eq!(buf.len(), oci.encoded_len());
+                let ie = IeIter::new(&buf, 0).next().unwrap().unwrap();
+                let back: OverloadControlInformation = ie.decode_as().unwrap();
+                assert_eq!(back, oci);
+                assert!(back.metric.raw() <= 100);
+            }
+        }
+    }
+}
