@@ -1,0 +1,203 @@
+//! Unit tests of the Loss throttle, named after the clause they check.
+
+use super::*;
+
+fn p(v: u8) -> MessagePriority {
+    MessagePriority::new(v).unwrap()
+}
+
+/// A small deterministic xorshift generator for test traffic (no global RNG).
+pub(crate) struct XorShift(pub u64);
+impl XorShift {
+    pub(crate) fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+#[test]
+fn clause_6_2_4_4_reduction_is_exact_for_one_class() {
+    for m in [1u8, 10, 33, 50, 90, 99, 100] {
+        let mut t = LossThrottle::default();
+        t.set_reduction(m);
+        let mut dropped = 0;
+        for _ in 0..1000 {
+            if !t.decide(RequestClass::new(p(8))).is_send() {
+                dropped += 1;
+            }
+        }
+        assert!(
+            (dropped as i64 - i64::from(m) * 10).abs() <= 1,
+            "{m}%: {dropped}/1000"
+        );
+    }
+}
+
+#[test]
+fn annex_a_1_low_priority_goes_first() {
+    // 50 % high / 50 % low and a 10 % reduction: 20 % of low, none of high (Annex A.1).
+    let mut t = LossThrottle::default();
+    t.set_reduction(10);
+    let mut rng = XorShift(7);
+    let (mut low, mut low_d, mut high_d) = (0u32, 0u32, 0u32);
+    for _ in 0..10_000 {
+        let is_low = rng.next() >> 63 == 0;
+        let class = RequestClass::new(p(if is_low { 12 } else { 2 }));
+        let d = t.decide(class);
+        if is_low {
+            low += 1;
+            low_d += u32::from(!d.is_send());
+        } else {
+            high_d += u32::from(!d.is_send());
+        }
+    }
+    // Escalation (a drop a whole request late) touches well under 1 % of high traffic.
+    assert!(high_d < 25, "high shed {high_d} of ~5000");
+    let share = f64::from(low_d) / f64::from(low);
+    assert!((share - 0.2).abs() < 0.01, "low shed {share}");
+    // Strict priority order: none of high.
+    let mut t = LossThrottle::new(LossConfig {
+        escalate: false,
+        ..LossConfig::default()
+    });
+    t.set_reduction(10);
+    for _ in 0..10_000 {
+        let is_low = rng.next() >> 63 == 0;
+        let d = t.decide(RequestClass::new(p(if is_low { 12 } else { 2 })));
+        assert!(is_low || d.is_send());
+    }
+    assert_eq!(t.stats().escalated, 0);
+}
+
+#[test]
+fn clause_6_2_4_5_1_exempt_only_when_the_rest_cannot_cover() {
+    // 30 % exempt, 70 % priority 5; a 50 % reduction: all of priority 5 is not enough?
+    // 70 % >= 50 %: exempt untouched.
+    let mut t = LossThrottle::default();
+    t.set_reduction(50);
+    let mut rng = XorShift(99);
+    let mut exempt_dropped = 0;
+    for _ in 0..5000 {
+        let exempt = (rng.next() >> 32) % 10 < 3;
+        let class = if exempt {
+            RequestClass::exempt(p(0))
+        } else {
+            RequestClass::new(p(5))
+        };
+        if exempt && !t.decide(class).is_send() {
+            exempt_dropped += 1;
+        } else if !exempt {
+            let _ = t.decide(class);
+        }
+    }
+    assert_eq!(exempt_dropped, 0);
+    // A 90 % reduction cannot be met by 70 %: exempt traffic pays the remaining 20 points.
+    let mut t = LossThrottle::default();
+    t.set_reduction(90);
+    let (mut ex, mut ex_d, mut total_d) = (0u32, 0u32, 0u32);
+    for _ in 0..10_000 {
+        let exempt = (rng.next() >> 32) % 10 < 3;
+        let class = if exempt {
+            RequestClass::exempt(p(0))
+        } else {
+            RequestClass::new(p(5))
+        };
+        let d = !t.decide(class).is_send();
+        total_d += u32::from(d);
+        if exempt {
+            ex += 1;
+            ex_d += u32::from(d);
+        }
+    }
+    let total_share = f64::from(total_d) / 10_000.0;
+    assert!((total_share - 0.9).abs() < 0.01, "{total_share}");
+    let ex_share = f64::from(ex_d) / f64::from(ex);
+    let rest_share = f64::from(total_d - ex_d) / f64::from(10_000 - ex);
+    println!("90 % with 30 % exempt: exempt shed {ex_share:.4}, rest shed {rest_share:.4}");
+    assert!((ex_share - 2.0 / 3.0).abs() < 0.03, "exempt shed {ex_share}");
+    assert!(rest_share > 0.98, "rest shed {rest_share}");
+    // Unless the operator forbids it.
+    let mut t = LossThrottle::new(LossConfig {
+        never_throttle_exempt: true,
+        ..LossConfig::default()
+    });
+    t.set_reduction(100);
+    assert!(t.decide(RequestClass::exempt(p(0))).is_send());
+}
+
+#[test]
+fn clause_6_2_4_4_responses_are_never_throttled() {
+    let mut t = LossThrottle::default();
+    t.set_reduction(100);
+    let c = RequestClass::new(p(15));
+    assert!(t
+        .decide_message(MessageType::SESSION_ESTABLISHMENT_RESPONSE, c)
+        .is_send());
+    assert!(!t
+        .decide_message(MessageType::SESSION_ESTABLISHMENT_REQUEST, c)
+        .is_send());
+    assert_eq!(t.stats().offered.iter().sum::<u64>(), 1);
+}
+
+#[test]
+fn zero_reduction_sends_everything() {
+    let mut t = LossThrottle::default();
+    for i in 0..1000u32 {
+        assert!(t.decide(RequestClass::new(p((i % 16) as u8))).is_send());
+    }
+}
+
+#[test]
+fn random_mode_follows_annex_a_1() {
+    let mut t = LossThrottle::default();
+    t.set_reduction(10);
+    let mut rng = XorShift(3);
+    let mut dropped = 0;
+    for _ in 0..100_000 {
+        if !t
+            .decide_with_draw(RequestClass::new(p(8)), rng.next() as u32)
+            .is_send()
+        {
+            dropped += 1;
+        }
+    }
+    let share = f64::from(dropped) / 100_000.0;
+    assert!((share - 0.10).abs() < 0.005, "{share}");
+}
+
+/// Largest deviation, in percentage points, of the achieved reduction over any window of
+/// `w` consecutive requests, after a warm-up of one measurement window.
+fn worst_window_deviation(m: u8, w: usize, mix: impl Fn(&mut XorShift) -> RequestClass) -> f64 {
+    let mut t = LossThrottle::default();
+    t.set_reduction(m);
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let drops: Vec<u32> = (0..20_000)
+        .map(|_| u32::from(!t.decide(mix(&mut rng)).is_send()))
+        .collect();
+    let mut worst: f64 = 0.0;
+    let warm = 1000;
+    let mut sum: u32 = drops[warm..warm + w].iter().sum();
+    for i in warm..drops.len() - w {
+        let got = f64::from(sum) * 100.0 / w as f64;
+        worst = worst.max((got - f64::from(m)).abs());
+        sum = sum + drops[i + w] - drops[i];
+    }
+    worst
+}
+
+#[test]
+fn clause_6_2_4_4_any_window_of_100_is_within_1_point() {
+    for m in [10u8, 25, 50, 75, 90] {
+        let uniform = |r: &mut XorShift| RequestClass::new(p((r.next() >> 60) as u8));
+        let two = |r: &mut XorShift| RequestClass::new(p(if r.next() >> 63 == 0 { 3 } else { 12 }));
+        let dev = worst_window_deviation(m, 100, uniform);
+        let dev2 = worst_window_deviation(m, 100, two);
+        println!("M={m}: worst window deviation uniform {dev:.2}, two-class {dev2:.2}");
+        assert!(dev <= 1.0 && dev2 <= 1.0, "M={m}: {dev} {dev2}");
+    }
+}
+
