@@ -7,6 +7,8 @@
 //! * [`loss`]: the "Loss" algorithm of TS 29.244 clause 6.2.4.4 with the prioritisation of
 //!   6.2.4.5 (exempt eMPS/emergency last, low priority first), deterministic or Annex A.1
 //!   random mode.
+//! * [`classify`]: the message priority of a request from its procedure and session context
+//!   (emergency, eMPS, ARP, LAPI, DNN/S-NSSAI, and the state-aware rules of TS 29.273 C.2).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -20,6 +22,8 @@
     )
 )]
 
+pub mod classify;
 pub mod loss;
 
+pub use classify::{Classification, Classifier, ClassifierConfig, Procedure, RequestContext};
 pub use loss::{Decision, LossConfig, LossStats, LossThrottle, RequestClass, Throttled};
