@@ -372,11 +372,7 @@ impl LossThrottle {
             let n100 = u64::from(n) * 100;
             if cum + n100 >= need && need > 0 && n > 0 || need == 0 {
                 self.boundary = r;
-                self.boundary_p32 = if n100 == 0 {
-                    0
-                } else {
-                    ((need - cum) << 32) / n100
-                };
+                self.boundary_p32 = ((need - cum) << 32).checked_div(n100).unwrap_or(0);
                 return;
             }
             cum += n100;
