@@ -1,0 +1,228 @@
+//! The command line: argument parsing (clap) and the exit status.
+//!
+//! Exit status: 0 if everything decoded or encoded, 1 if any message failed, any input line
+//! was bad or a file could not be read, 2 for usage errors (clap).
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::decode::{decode_input, DecodeOptions, DecodeStats, Format};
+use crate::encode::{encode_input, EncodeStats};
+use crate::{io_error_text, RunError};
+
+/// Decode and encode PFCP (3GPP TS 29.244) messages and captures.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pfcp",
+    version,
+    after_help = "Examples:\n  \
+        pfcp decode capture.pcapng                  one JSON object per PFCP message\n  \
+        pfcp decode --format summary capture.pcap   the oracle's summary schema\n  \
+        echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode\n  \
+        pfcp decode capture.pcap | pfcp encode      back to hex, byte for byte"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode PFCP messages to JSON lines, one per message.
+    ///
+    /// Each FILE (or stdin if none, or `-`) is a pcap or pcapng capture (detected from its
+    /// first octets; UDP datagrams from or to the PFCP port over Ethernet, Linux SLL/SLL2,
+    /// raw IP or BSD loopback) or text with one hex payload per line (blank lines and `#`
+    /// comments ignored, spaces and colons allowed, or JSON lines with a "hex" member).
+    /// A payload may hold several FO-bundled messages. A message that fails to decode gives
+    /// a line with an "error" object and decoding goes on; the exit status is then 1.
+    Decode(DecodeArgs),
+    /// Encode JSON lines (the default output of `pfcp decode`) to hex, one line per message.
+    ///
+    /// Informational keys (frame, name, decoded, ...) are ignored, so
+    /// `pfcp decode x.pcap | pfcp encode` gives back each message's octets.
+    Encode(EncodeArgs),
+    /// Write the project's sample capture (samples/overload.pcap) to OUT.
+    #[command(hide = true)]
+    SamplePcap {
+        /// Where to write the pcap file.
+        out: PathBuf,
+    },
+}
+
+/// Output format of `pfcp decode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Lossless JSON (the input of `pfcp encode`) with IE names and decoded values.
+    Json,
+    /// The oracle's summary schema, comparable with Wireshark's dissection.
+    Summary,
+}
+
+/// Arguments of `pfcp decode`.
+#[derive(Debug, clap::Args)]
+pub struct DecodeArgs {
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = FormatArg::Json)]
+    pub format: FormatArg,
+    /// Pretty-print each JSON object over several lines (not readable by `pfcp encode`).
+    #[arg(long)]
+    pub pretty: bool,
+    /// UDP port of the PFCP traffic in captures (source or destination).
+    #[arg(long, default_value_t = crate::capture::PFCP_PORT, value_name = "PORT")]
+    pub port: u16,
+    /// Captures or hex text files; stdin if none or `-`.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Arguments of `pfcp encode`.
+#[derive(Debug, clap::Args)]
+pub struct EncodeArgs {
+    /// JSON lines files; stdin if none or `-`.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+/// Run the command line; the process exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut diag = io::stderr();
+    let result = match cli.command {
+        Command::Decode(args) => run_decode(&args, &mut out, &mut diag),
+        Command::Encode(args) => run_encode(&args, &mut out, &mut diag),
+        Command::SamplePcap { out: path } => match crate::sample::write_sample_pcap(&path) {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                let _ = writeln!(
+                    diag,
+                    "pfcp: cannot write {}: {}",
+                    path.display(),
+                    io_error_text(&e)
+                );
+                Ok(false)
+            }
+        },
+    };
+    let result = result.and_then(|ok| out.flush().map(|()| ok).map_err(RunError::Output));
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        // The reader went away (`pfcp decode x | head`): stop quietly.
+        Err(RunError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+        Err(RunError::Output(e)) => {
+            let _ = writeln!(diag, "pfcp: cannot write output: {}", io_error_text(&e));
+            ExitCode::FAILURE
+        }
+        Err(RunError::Input(e)) => {
+            let _ = writeln!(diag, "pfcp: cannot read input: {}", io_error_text(&e));
+            ExitCode::FAILURE
+        }
+        Err(RunError::Diagnostics(_)) => ExitCode::FAILURE,
+    }
+}
+
+/// The inputs: the named files, or stdin (`None`) if there are none.
+fn inputs(files: &[PathBuf]) -> Vec<Option<&PathBuf>> {
+    if files.is_empty() {
+        return vec![None];
+    }
+    files
+        .iter()
+        .map(|f| if f.as_os_str() == "-" { None } else { Some(f) })
+        .collect()
+}
+
+/// Run `f` on every input; `Ok(false)` if a file could not be opened (reported on `diag`).
+fn for_each_input(
+    files: &[PathBuf],
+    diag: &mut dyn Write,
+    mut f: impl FnMut(&str, Box<dyn io::Read + '_>, &mut dyn Write) -> Result<bool, RunError>,
+) -> Result<bool, RunError> {
+    let mut ok = true;
+    for input in inputs(files) {
+        let (name, reader): (String, Box<dyn io::Read>) = match input {
+            None => ("<stdin>".into(), Box::new(io::stdin().lock())),
+            Some(path) => {
+                let name = path.display().to_string();
+                match File::open(path) {
+                    Ok(file) => (name, Box::new(file)),
+                    Err(e) => {
+                        writeln!(diag, "pfcp: cannot open {name}: {}", io_error_text(&e))
+                            .map_err(RunError::Diagnostics)?;
+                        ok = false;
+                        continue;
+                    }
+                }
+            }
+        };
+        match f(&name, reader, diag) {
+            Ok(good) => ok &= good,
+            Err(RunError::Input(e)) => {
+                writeln!(diag, "pfcp: cannot read {name}: {}", io_error_text(&e))
+                    .map_err(RunError::Diagnostics)?;
+                ok = false;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(ok)
+}
+
+fn run_decode(
+    args: &DecodeArgs,
+    mut out: &mut dyn Write,
+    diag: &mut dyn Write,
+) -> Result<bool, RunError> {
+    let opts = DecodeOptions {
+        format: match args.format {
+            FormatArg::Json => Format::Json,
+            FormatArg::Summary => Format::Summary,
+        },
+        pretty: args.pretty,
+        port: args.port,
+    };
+    let mut total = DecodeStats::default();
+    let opened = for_each_input(&args.files, diag, |name, reader, diag| {
+        let s = decode_input(name, reader, &mut out, diag, &opts)?;
+        total.messages += s.messages;
+        total.failed += s.failed;
+        total.input_errors += s.input_errors;
+        Ok(!s.any_failure())
+    })?;
+    Ok(opened && !total.any_failure())
+}
+
+fn run_encode(
+    args: &EncodeArgs,
+    mut out: &mut dyn Write,
+    diag: &mut dyn Write,
+) -> Result<bool, RunError> {
+    let mut total = EncodeStats::default();
+    let opened = for_each_input(&args.files, diag, |name, reader, diag| {
+        let s = encode_input(name, BufReader::new(reader), &mut out, diag)?;
+        total.messages += s.messages;
+        total.errors += s.errors;
+        Ok(s.errors == 0)
+    })?;
+    Ok(opened && total.errors == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
