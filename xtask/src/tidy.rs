@@ -3,7 +3,7 @@
 //! * every crate under `crates/` is named in `docs/ARCHITECTURE.md` and has a README;
 //! * every publishable crate's manifest has the metadata crates.io users rely on;
 //! * licence files and the CHANGELOG exist;
-//! * no test is `#[ignore]`d or `#[should_panic]`, and no `todo!`/`unimplemented!` stub exists.
+//! * no test is ignored or marked should-panic, and no todo or unimplemented stub exists.
 
 use std::fmt;
 use std::fs;
