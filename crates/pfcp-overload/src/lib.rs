@@ -66,7 +66,7 @@ pub mod sequence;
 
 pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
 pub use load_reporter::{LoadReporter, LoadReporterConfig};
-pub use reporter::{InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode};
 pub use receiver::{IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable};
+pub use reporter::{InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode};
 pub use scope::{NodeKey, OciOrigin, Scope};
 pub use sequence::SequenceOrder;

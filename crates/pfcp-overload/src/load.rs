@@ -40,6 +40,27 @@ impl Default for LoadConfig {
     }
 }
 
+impl LoadConfig {
+    /// With `max_entries` set (see the field).
+    #[must_use]
+    pub fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries;
+        self
+    }
+    /// With `wrap_window` set (see the field).
+    #[must_use]
+    pub fn with_wrap_window(mut self, wrap_window: u32) -> Self {
+        self.wrap_window = wrap_window;
+        self
+    }
+    /// With `max_age` set (see the field).
+    #[must_use]
+    pub fn with_max_age(mut self, max_age: Option<Duration>) -> Self {
+        self.max_age = max_age;
+        self
+    }
+}
+
 /// What happened to one received LCI.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -276,15 +297,27 @@ mod tests {
         let now = crate::test_now();
         let n = NodeKey::fqdn("upf1");
         let mut t = LoadTable::default();
-        assert_eq!(t.handle_lci(&n, &lci(5, 40), now), LciOutcome::Applied { load: 40 });
+        assert_eq!(
+            t.handle_lci(&n, &lci(5, 40), now),
+            LciOutcome::Applied { load: 40 }
+        );
         assert_eq!(t.handle_lci(&n, &lci(5, 90), now), LciOutcome::Duplicate);
         assert_eq!(t.handle_lci(&n, &lci(4, 90), now), LciOutcome::Stale);
         assert_eq!(t.load(&n, now), Some(40));
-        assert_eq!(t.handle_lci(&n, &lci(6, 70), now), LciOutcome::Applied { load: 70 });
+        assert_eq!(
+            t.handle_lci(&n, &lci(6, 70), now),
+            LciOutcome::Applied { load: 70 }
+        );
         // Clause 8.2.34: above 100 is 0 % load.
-        assert_eq!(t.handle_lci(&n, &lci(7, 150), now), LciOutcome::Applied { load: 0 });
+        assert_eq!(
+            t.handle_lci(&n, &lci(7, 150), now),
+            LciOutcome::Applied { load: 0 }
+        );
         t.reset_peer(&n);
-        assert_eq!(t.handle_lci(&n, &lci(1, 10), now), LciOutcome::Applied { load: 10 });
+        assert_eq!(
+            t.handle_lci(&n, &lci(1, 10), now),
+            LciOutcome::Applied { load: 10 }
+        );
     }
 
     #[test]

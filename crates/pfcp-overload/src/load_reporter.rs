@@ -34,6 +34,27 @@ impl Default for LoadReporterConfig {
     }
 }
 
+impl LoadReporterConfig {
+    /// With `step` set (see the field).
+    #[must_use]
+    pub fn with_step(mut self, step: u8) -> Self {
+        self.step = step;
+        self
+    }
+    /// With `first_sequence` set (see the field).
+    #[must_use]
+    pub fn with_first_sequence(mut self, first_sequence: u32) -> Self {
+        self.first_sequence = first_sequence;
+        self
+    }
+    /// With `max_peers` set (see the field).
+    #[must_use]
+    pub fn with_max_peers(mut self, max_peers: usize) -> Self {
+        self.max_peers = max_peers;
+        self
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 struct LoadPeer {
     load_supported: bool,
@@ -105,7 +126,11 @@ impl<P: Hash + Eq + Clone> LoadReporter<P> {
 
     /// The LCI to piggyback on the next message of `message_type` to `peer`: only to peers
     /// with LOAD, only on messages that may carry it, until the peer has the current number.
-    pub fn lci_for(&mut self, peer: &P, message_type: MessageType) -> Option<LoadControlInformation> {
+    pub fn lci_for(
+        &mut self,
+        peer: &P,
+        message_type: MessageType,
+    ) -> Option<LoadControlInformation> {
         if !message_type.may_carry_oci() {
             return None;
         }
@@ -133,16 +158,24 @@ mod tests {
         r.set_peer_load("cp1", true);
         r.set_peer_load("cp2", false);
         assert_eq!(r.handle_utilisation(0.42), Some(42));
-        let first = r.lci_for(&"cp1", MessageType::SESSION_MODIFICATION_RESPONSE).unwrap();
+        let first = r
+            .lci_for(&"cp1", MessageType::SESSION_MODIFICATION_RESPONSE)
+            .unwrap();
         assert_eq!(first.metric.percent(), 42);
         // Already has it; other peer lacks LOAD; heartbeat cannot carry it.
-        assert!(r.lci_for(&"cp1", MessageType::SESSION_DELETION_RESPONSE).is_none());
-        assert!(r.lci_for(&"cp2", MessageType::SESSION_DELETION_RESPONSE).is_none());
+        assert!(r
+            .lci_for(&"cp1", MessageType::SESSION_DELETION_RESPONSE)
+            .is_none());
+        assert!(r
+            .lci_for(&"cp2", MessageType::SESSION_DELETION_RESPONSE)
+            .is_none());
         // Changes under the step are not published.
         assert_eq!(r.handle_utilisation(0.45), None);
         assert_eq!(r.handle_utilisation(0.39), None);
         assert_eq!(r.handle_utilisation(0.50), Some(50));
-        let second = r.lci_for(&"cp1", MessageType::SESSION_REPORT_REQUEST).unwrap();
+        let second = r
+            .lci_for(&"cp1", MessageType::SESSION_REPORT_REQUEST)
+            .unwrap();
         assert_eq!(second.sequence_number.0, first.sequence_number.0 + 1);
         assert!(r.lci_for(&"cp1", MessageType::HEARTBEAT_RESPONSE).is_none());
     }

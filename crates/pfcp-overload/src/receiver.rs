@@ -55,6 +55,27 @@ impl Default for OverloadConfig {
     }
 }
 
+impl OverloadConfig {
+    /// With `max_entries` set (see the field).
+    #[must_use]
+    pub fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = max_entries;
+        self
+    }
+    /// With `wrap_window` set (see the field).
+    #[must_use]
+    pub fn with_wrap_window(mut self, wrap_window: u32) -> Self {
+        self.wrap_window = wrap_window;
+        self
+    }
+    /// With `max_events` set (see the field).
+    #[must_use]
+    pub fn with_max_events(mut self, max_events: usize) -> Self {
+        self.max_events = max_events;
+        self
+    }
+}
+
 /// What happened to one received OCI.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OciOutcome {

@@ -142,6 +142,99 @@ impl Default for ReporterConfig {
     }
 }
 
+impl ReporterConfig {
+    /// With `interval` set (see the field).
+    #[must_use]
+    pub fn with_interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+    /// With `capacity` set (see the field).
+    #[must_use]
+    pub fn with_capacity(mut self, capacity: Option<f64>) -> Self {
+        self.capacity = capacity;
+        self
+    }
+    /// With `target_utilisation` set (see the field).
+    #[must_use]
+    pub fn with_target_utilisation(mut self, target_utilisation: f64) -> Self {
+        self.target_utilisation = target_utilisation;
+        self
+    }
+    /// With `backlog_target` set (see the field).
+    #[must_use]
+    pub fn with_backlog_target(mut self, backlog_target: f64) -> Self {
+        self.backlog_target = backlog_target;
+        self
+    }
+    /// With `drain_intervals` set (see the field).
+    #[must_use]
+    pub fn with_drain_intervals(mut self, drain_intervals: f64) -> Self {
+        self.drain_intervals = drain_intervals;
+        self
+    }
+    /// With `feedback_delay` set (see the field).
+    #[must_use]
+    pub fn with_feedback_delay(mut self, feedback_delay: usize) -> Self {
+        self.feedback_delay = feedback_delay;
+        self
+    }
+    /// With `step` set (see the field).
+    #[must_use]
+    pub fn with_step(mut self, step: u8) -> Self {
+        self.step = step;
+        self
+    }
+    /// With `max_metric` set (see the field).
+    #[must_use]
+    pub fn with_max_metric(mut self, max_metric: u8) -> Self {
+        self.max_metric = max_metric;
+        self
+    }
+    /// With `dwell` set (see the field).
+    #[must_use]
+    pub fn with_dwell(mut self, dwell: usize) -> Self {
+        self.dwell = dwell;
+        self
+    }
+    /// With `validity` set (see the field).
+    #[must_use]
+    pub fn with_validity(mut self, validity: Duration) -> Self {
+        self.validity = validity;
+        self
+    }
+    /// With `refresh_before` set (see the field).
+    #[must_use]
+    pub fn with_refresh_before(mut self, refresh_before: Duration) -> Self {
+        self.refresh_before = refresh_before;
+        self
+    }
+    /// With `sequence` set (see the field).
+    #[must_use]
+    pub fn with_sequence(mut self, sequence: SequenceMode) -> Self {
+        self.sequence = sequence;
+        self
+    }
+    /// With `inclusion` set (see the field).
+    #[must_use]
+    pub fn with_inclusion(mut self, inclusion: InclusionPolicy) -> Self {
+        self.inclusion = inclusion;
+        self
+    }
+    /// With `node_scoped` set (see the field).
+    #[must_use]
+    pub fn with_node_scoped(mut self, node_scoped: bool) -> Self {
+        self.node_scoped = node_scoped;
+        self
+    }
+    /// With `max_peers` set (see the field).
+    #[must_use]
+    pub fn with_max_peers(mut self, max_peers: usize) -> Self {
+        self.max_peers = max_peers;
+        self
+    }
+}
+
 /// What the UP measured over one control interval.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Measurement {
@@ -318,7 +411,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         self.seq = match self.config.sequence {
             SequenceMode::Counter(_) => next,
             SequenceMode::EpochSeconds { epoch, offset } => {
-                let secs = offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32);
+                let secs =
+                    offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32);
                 // Strictly increasing even when several changes fall in one second.
                 if secs.wrapping_sub(next) < u32::MAX / 2 {
                     secs
@@ -400,7 +494,10 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return None;
         }
         let at = self.published_at?;
-        let lead = self.config.validity.saturating_sub(self.config.refresh_before);
+        let lead = self
+            .config
+            .validity
+            .saturating_sub(self.config.refresh_before);
         Some(at + lead)
     }
 

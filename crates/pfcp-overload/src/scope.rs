@@ -28,7 +28,11 @@ impl NodeKey {
 
     /// The key of a dotted FQDN given by configuration.
     pub fn fqdn(name: &str) -> NodeKey {
-        NodeKey::Fqdn(name.trim_end_matches('.').to_ascii_lowercase().into_boxed_str())
+        NodeKey::Fqdn(
+            name.trim_end_matches('.')
+                .to_ascii_lowercase()
+                .into_boxed_str(),
+        )
     }
 }
 

@@ -207,6 +207,75 @@ impl Default for ClassifierConfig {
     }
 }
 
+impl ClassifierConfig {
+    /// With `emergency_priority` set (see the field).
+    #[must_use]
+    pub fn with_emergency_priority(mut self, emergency_priority: u8) -> Self {
+        self.emergency_priority = emergency_priority;
+        self
+    }
+    /// With `emergency_exempt` set (see the field).
+    #[must_use]
+    pub fn with_emergency_exempt(mut self, emergency_exempt: bool) -> Self {
+        self.emergency_exempt = emergency_exempt;
+        self
+    }
+    /// With `emps_priority` set (see the field).
+    #[must_use]
+    pub fn with_emps_priority(mut self, emps_priority: u8) -> Self {
+        self.emps_priority = emps_priority;
+        self
+    }
+    /// With `emps_exempt` set (see the field).
+    #[must_use]
+    pub fn with_emps_exempt(mut self, emps_exempt: bool) -> Self {
+        self.emps_exempt = emps_exempt;
+        self
+    }
+    /// With `arp_map` set (see the field).
+    #[must_use]
+    pub fn with_arp_map(mut self, arp_map: [u8; 15]) -> Self {
+        self.arp_map = arp_map;
+        self
+    }
+    /// With `no_arp_priority` set (see the field).
+    #[must_use]
+    pub fn with_no_arp_priority(mut self, no_arp_priority: u8) -> Self {
+        self.no_arp_priority = no_arp_priority;
+        self
+    }
+    /// With `low_access_priority` set (see the field).
+    #[must_use]
+    pub fn with_low_access_priority(mut self, low_access_priority: u8) -> Self {
+        self.low_access_priority = low_access_priority;
+        self
+    }
+    /// With `dnn_overrides` set (see the field).
+    #[must_use]
+    pub fn with_dnn_overrides(mut self, dnn_overrides: Vec<(String, u8)>) -> Self {
+        self.dnn_overrides = dnn_overrides;
+        self
+    }
+    /// With `snssai_overrides` set (see the field).
+    #[must_use]
+    pub fn with_snssai_overrides(mut self, snssai_overrides: Vec<(Snssai, u8)>) -> Self {
+        self.snssai_overrides = snssai_overrides;
+        self
+    }
+    /// With `adjustments` set (see the field).
+    #[must_use]
+    pub fn with_adjustments(mut self, adjustments: Adjustments) -> Self {
+        self.adjustments = adjustments;
+        self
+    }
+    /// With `request_default` set (see the field).
+    #[must_use]
+    pub fn with_request_default(mut self, request_default: u8) -> Self {
+        self.request_default = request_default;
+        self
+    }
+}
+
 /// Which rule decided a classification (for tracing and tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rule {
@@ -284,7 +353,12 @@ impl Classifier {
             (p, Rule::Snssai)
         } else if ctx.low_access_priority {
             (c.low_access_priority, Rule::LowAccessPriority)
-        } else if let Some(&level) = ctx.arp_levels.iter().filter(|l| (1..=15).contains(*l)).min() {
+        } else if let Some(&level) = ctx
+            .arp_levels
+            .iter()
+            .filter(|l| (1..=15).contains(*l))
+            .min()
+        {
             let mapped = c
                 .arp_map
                 .get(usize::from(level) - 1)

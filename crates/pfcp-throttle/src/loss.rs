@@ -51,7 +51,6 @@ use pfcp_wire::{MessagePriority, MessageType};
 pub const RANKS: usize = 17;
 const EXEMPT_RANK: usize = 16;
 const MAX_BUCKETS: usize = 16;
-const LOW_T: i64 = 0;
 
 /// The class of a request for throttling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -102,7 +101,7 @@ pub struct LossConfig {
     /// Default 10.
     pub buckets: u8,
     /// Bound on the accumulated drop credit (either sign), so that a change of traffic mix
-    /// cannot turn a long under- or over-shoot into a burst. Default 4 requests.
+    /// cannot turn a long under- or over-shoot into a burst. Default 16 requests.
     pub max_credit: u32,
     /// Never throttle exempt requests, even when the reduction cannot be reached without them
     /// (a regional rule some operators apply). Default false.
@@ -119,10 +118,43 @@ impl Default for LossConfig {
         LossConfig {
             window_requests: 1000,
             buckets: 10,
-            max_credit: 4,
+            max_credit: 16,
             never_throttle_exempt: false,
             escalate: true,
         }
+    }
+}
+
+impl LossConfig {
+    /// With `window_requests` set (see the field).
+    #[must_use]
+    pub fn with_window_requests(mut self, window_requests: u32) -> Self {
+        self.window_requests = window_requests;
+        self
+    }
+    /// With `buckets` set (see the field).
+    #[must_use]
+    pub fn with_buckets(mut self, buckets: u8) -> Self {
+        self.buckets = buckets;
+        self
+    }
+    /// With `max_credit` set (see the field).
+    #[must_use]
+    pub fn with_max_credit(mut self, max_credit: u32) -> Self {
+        self.max_credit = max_credit;
+        self
+    }
+    /// With `never_throttle_exempt` set (see the field).
+    #[must_use]
+    pub fn with_never_throttle_exempt(mut self, never_throttle_exempt: bool) -> Self {
+        self.never_throttle_exempt = never_throttle_exempt;
+        self
+    }
+    /// With `escalate` set (see the field).
+    #[must_use]
+    pub fn with_escalate(mut self, escalate: bool) -> Self {
+        self.escalate = escalate;
+        self
     }
 }
 
@@ -280,16 +312,18 @@ impl LossThrottle {
         self.finish(class, rank, throttle)
     }
 
-    /// Credit (in 1/100 request) at which a request of `rank` takes a due drop: ranks up to
-    /// the boundary as soon as half a request is due; with escalation, a non-exempt rank
-    /// above the boundary only once the due drop is a whole request late (the lower ranks did
-    /// not arrive in time); `None`: never.
+    /// Credit (in 1/100 request) at which a request of `rank` is throttled; `None`: never.
+    ///
+    /// * Below the boundary: with escalation (exact pacing), unless the throttle is already
+    ///   ahead of schedule (credit below zero); without, always (strict priority).
+    /// * At the boundary: once half a request is due (a whole one for the exempt class, so the
+    ///   lower ranks get every chance first).
+    /// * Above the boundary (non-exempt, escalation on): once a whole request is due and no
+    ///   lower-priority request came to take it.
     fn threshold(&self, rank: usize) -> Option<i64> {
         if rank < self.boundary {
-            Some(LOW_T)
+            Some(if self.config.escalate { 0 } else { i64::MIN })
         } else if rank == self.boundary {
-            // Exempt traffic takes a drop only once a whole one is due: the lower ranks get
-            // every chance first (6.2.4.5.1).
             Some(if rank == EXEMPT_RANK { 100 } else { 50 })
         } else if self.config.escalate && rank != EXEMPT_RANK {
             Some(100)
@@ -341,8 +375,8 @@ impl LossThrottle {
         self.in_current += 1;
         self.since_recompute += 1;
         // Recompute often while the window fills or when a class appears, then every 8.
-        let filling = self.totals.iter().map(|&n| u64::from(n)).sum::<u64>()
-            < u64::from(self.bucket_size);
+        let filling =
+            self.totals.iter().map(|&n| u64::from(n)).sum::<u64>() < u64::from(self.bucket_size);
         if self.reduction > 0 && (first_of_rank || filling || self.since_recompute >= 8) {
             self.recompute();
         }

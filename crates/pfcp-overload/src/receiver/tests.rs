@@ -46,7 +46,11 @@ fn clause_6_2_4_3_2_newer_sequence_replaces_and_restarts_validity() {
 fn clause_6_2_4_3_2_note_1_same_sequence_does_not_restart_validity() {
     let (mut t, o, ip, node, now) = setup();
     t.handle_oci(&o, &oci(7, 20, secs(60), false), now);
-    let out = t.handle_oci(&o, &oci(7, 20, secs(60), false), now + Duration::from_secs(50));
+    let out = t.handle_oci(
+        &o,
+        &oci(7, 20, secs(60), false),
+        now + Duration::from_secs(50),
+    );
     assert!(matches!(
         out,
         OciOutcome::Ignored {
@@ -56,7 +60,10 @@ fn clause_6_2_4_3_2_note_1_same_sequence_does_not_restart_validity() {
     ));
     assert_eq!(t.poll_timeout(), Some(now + Duration::from_secs(60)));
     t.handle_timeout(now + Duration::from_secs(60));
-    assert_eq!(t.reduction(Some(ip), &node, now + Duration::from_secs(61)), 0);
+    assert_eq!(
+        t.reduction(Some(ip), &node, now + Duration::from_secs(61)),
+        0
+    );
 }
 
 #[test]
@@ -131,7 +138,8 @@ fn clause_6_2_4_3_2_metric_zero_ends_overload_but_absence_does_not() {
     let b = pfcp_wire::owned::parse_hex(concat!(
         "23350011000000000000000100000100", // header: S=1, MP=1, SEID 1, seq 1
         "0013000101",                       // Cause 1
-    )).unwrap();
+    ))
+    .unwrap();
     t.handle_oci(&o, &oci(1, 50, secs(60), false), now);
     // A Session Deletion Response without OCI changes nothing.
     let msg = pfcp_wire::Message::decode(&b).unwrap();
