@@ -116,7 +116,10 @@ fn diameter_c_2_state_rules_order_the_procedures() {
     // a UE's first session (0 is the highest priority).
     assert!(deletion < new && established < new && later < established);
     assert!(additional > new && restoration > additional);
-    assert_eq!((new, deletion, established, later, additional, restoration), (8, 4, 6, 3, 10, 12));
+    assert_eq!(
+        (new, deletion, established, later, additional, restoration),
+        (8, 4, 6, 3, 10, 12)
+    );
 }
 
 #[test]

@@ -1,0 +1,860 @@
+//! Per-connection egress message throttling with congestion levels, in the style of the
+//! signalling routers' "Per Connection Egress Message Throttling" (PCEMT, Oracle DSR).
+//!
+//! One [`EgressThrottle`] guards one egress connection (a PFCP association, a Diameter or
+//! GTPv2-C connection). The caller asks it before sending each message and it answers
+//! *send* or *throttle*. It is independent of the peer's overload reports (TS 29.244
+//! clause 6.2.4.4 OCI and the [`crate::loss`] throttle). It protects a peer whose capacity is
+//! known up front, and it protects a peer that signals nothing.
+//!
+//! ## Measured rate (the EMR)
+//!
+//! The *egress message rate* counts requests **and** answers, as in DSR: "the EMR on a
+//! Connection being throttled is equivalent to the egress Request rate + the egress Answer
+//! rate". Every message offered for the connection is counted, whether it was sent or
+//! throttled. That means every [`EgressThrottle::decide`] and every [`EgressThrottle::on_send`].
+//! This is DSR's "offered rate", and it is what drives the levels. Because throttling does not
+//! lower the measured rate, there is no feedback loop: a steady offered rate gives a steady
+//! level. Had the levels followed the rate *admitted* after throttling, the level would
+//! oscillate by itself.
+//!
+//! The rate is recomputed on every [`EgressConfig::tick`] (default 100 ms, as DSR). It is the
+//! number of messages counted in the last [`EgressConfig::convergence_time`] (a sliding
+//! window of whole ticks) divided by that time. A step in the real rate is fully reflected
+//! after one convergence time. Before the first window has elapsed the traffic before
+//! creation counts as zero. See [`EgressThrottle::measured_rate`].
+//!
+//! ## Congestion levels (1 to 3 throttle/abatement threshold pairs)
+//!
+//! Each [`ThresholdPair`] `x` holds a throttle threshold TT-x and an abatement threshold AT-x,
+//! both in percent of [`EgressConfig::max_rate`] (the Max EMR). On each tick:
+//!
+//! * the level **rises** at once to the highest `x` whose TT-x the measured rate has reached
+//!   (`rate >= TT-x`);
+//! * otherwise the level `L` **falls** to `L - 1` once the rate has been below AT-L
+//!   (`rate < AT-L`) on every tick for at least [`EgressConfig::abatement_time`]. It can
+//!   fall several levels on one tick if the lower abatement timers have also run out.
+//!
+//! So a rate that stays between AT-x and TT-x never changes the level, and a level is held
+//! for at least one abatement time before it falls. This follows DSR's warning that abatement
+//! set too close to onset makes the level oscillate.
+//!
+//! At level `x`, requests with a priority *lower* than the level's cut-off
+//! [`EgressConfig::level_cutoff`] are throttled with [`ThrottleReason::Level`]. DSR calls
+//! these "Requests with Priority below x". In PFCP, 0 is the *highest* priority (clause
+//! 7.2.2.4.1), so the throttled requests are those with a numerically *larger* value than the
+//! cut-off. The defaults are as follows: level 1 throttles 12..=15, level 2 throttles 8..=15
+//! and level 3 throttles 4..=15.
+//!
+//! ## Hard cap at the Max EMR
+//!
+//! Besides the levels, a token bucket holds the *admitted* messages (requests sent and every
+//! answer) to [`EgressConfig::max_rate`]. Tokens accrue continuously, not per tick, up to
+//! [`EgressConfig::burst`] messages. **Answers are never throttled** (dropping one would only
+//! cause the request to be retransmitted), but each answer takes a token. The bucket may go
+//! into debt by up to one burst, so answers take their share of the Max EMR first, and
+//! requests get what is left.
+//!
+//! A request of priority `p` needs `1 + (burst - 1) * p / 15` tokens in the bucket, otherwise
+//! it is throttled with [`ThrottleReason::RateLimit`]. A priority-0 request can drain the
+//! bucket to zero. A priority-15 request only goes while the bucket is nearly full. Under a
+//! sustained overload the bucket sits at the threshold of the lowest priority that still gets
+//! through, so the cap sheds the lowest priorities first. It does not cut every priority in
+//! proportion. This is DSR's "Limit" mode.
+//!
+//! The cap bounds the admitted messages over any interval of length `T` to
+//! `max_rate * T + burst`. Set `burst` to 1 for a flat cap that takes no account of priority.
+//!
+//! With the cap, the admitted rate stays at the Max EMR (measured 98-100 %) at any offered
+//! load above it, as long as the levels leave enough traffic (see the crate's tests). For a
+//! pure limit mode, set every cut-off to priority 15. Then the levels only report the
+//! congestion state, and the cap alone sheds, lowest priority first.
+//!
+//! ## Pending transactions
+//!
+//! With [`EgressConfig::max_pending`] set, a request is throttled with
+//! [`ThrottleReason::PendingLimit`] while that many requests admitted by
+//! [`EgressThrottle::decide`] have not been ended with
+//! [`EgressThrottle::on_transaction_end`].
+//!
+//! ## Time
+//!
+//! The throttle is sans-IO. Every method that takes `now` first catches up with the ticks
+//! that are due. That makes the recomputation lazy, and a caller that only calls
+//! [`EgressThrottle::decide`] needs no timer. A caller that wants the level to fall while the
+//! connection is idle, for metrics, can also arm a timer at
+//! [`EgressThrottle::poll_timeout`] and call [`EgressThrottle::handle_timeout`]. The two ways
+//! give the same result. An idle gap of any length costs one convergence window of work.
+//! Time going backwards is read as no time passing.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use pfcp_throttle::egress::{
+//!     EgressConfig, EgressDecision, EgressThrottle, MessageKind, ThresholdPair, ThrottleReason,
+//! };
+//! use pfcp_wire::MessagePriority;
+//!
+//! // Max EMR 1000 msg/s, the three threshold pairs of the DSR guide.
+//! let mut config = EgressConfig::new(1000);
+//! config.thresholds = [
+//!     Some(ThresholdPair::new(60, 55)),
+//!     Some(ThresholdPair::new(80, 75)),
+//!     Some(ThresholdPair::new(100, 90)),
+//! ];
+//! let start = Instant::now();
+//! let mut conn = EgressThrottle::new(config, start)?;
+//!
+//! // Offer 850 msg/s (answers here) for two seconds: above TT-2 (80 %), below TT-3.
+//! for i in 0..1700u64 {
+//!     conn.on_send(MessageKind::Answer, start + Duration::from_micros(i * 1_000_000 / 850));
+//! }
+//! let now = start + Duration::from_secs(2);
+//! conn.handle_timeout(now);
+//! assert_eq!(conn.level(), 2);
+//!
+//! // Level 2 throttles priorities 8..=15 (the default cut-off is 7); 0..=7 still go.
+//! let low = MessagePriority::new(9).unwrap();
+//! let high = MessagePriority::new(3).unwrap();
+//! assert_eq!(
+//!     conn.decide(MessageKind::Request, low, now),
+//!     EgressDecision::Throttle(ThrottleReason::Level(2))
+//! );
+//! assert!(conn.decide(MessageKind::Request, high, now).is_send());
+//! // Answers are never throttled.
+//! assert!(conn.decide(MessageKind::Answer, low, now).is_send());
+//! # Ok::<(), pfcp_throttle::egress::EgressConfigError>(())
+//! ```
+
+use core::time::Duration;
+use std::time::Instant;
+
+use pfcp_wire::{MessagePriority, MessageType};
+
+/// Most ticks a convergence window may span (the window is kept as one counter per tick).
+pub const MAX_WINDOW_TICKS: u32 = 1024;
+
+/// Token units per message in the cap's bucket (nanosecond resolution at any rate).
+const SCALE: i128 = 1_000_000_000;
+const NANOS_PER_SEC: u128 = 1_000_000_000;
+
+const fn prio(value: u8) -> MessagePriority {
+    match MessagePriority::new(value) {
+        Some(p) => p,
+        None => MessagePriority::LOWEST,
+    }
+}
+
+/// One throttle/abatement threshold pair, each in percent of the Max EMR
+/// ([`EgressConfig::max_rate`]). DSR's TT-x/AT-x, "configured in pairs".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ThresholdPair {
+    /// Throttle threshold TT-x: the level rises to `x` when the measured rate reaches this
+    /// percentage of the Max EMR. Range 2..=100 (DSR).
+    pub throttle: u8,
+    /// Abatement threshold AT-x: the level falls below `x` once the measured rate has stayed
+    /// under this percentage for the abatement time. Range 1..=99 (DSR), below `throttle`.
+    pub abatement: u8,
+}
+
+impl ThresholdPair {
+    /// A pair of throttle and abatement percentages (checked by [`EgressConfig::validate`]).
+    pub const fn new(throttle: u8, abatement: u8) -> Self {
+        ThresholdPair {
+            throttle,
+            abatement,
+        }
+    }
+}
+
+/// Configuration of an [`EgressThrottle`]: DSR's "Egress Message Throttling Configuration
+/// Set" plus the hard cap and the priority mapping of PFCP.
+///
+/// Build it with [`EgressConfig::new`], change the fields, and check it with
+/// [`EgressConfig::validate`]. [`EgressThrottle::new`] also checks it. A configuration read
+/// with serde is not checked until one of the two is called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EgressConfig {
+    /// Max EMR: the most messages per second, requests plus answers, the connection may
+    /// carry. At least 1. DSR allows 10..=10 000 per connection, and advises dividing a
+    /// peer's capacity by its number of connections.
+    pub max_rate: u32,
+    /// Length of the sliding window the measured rate is averaged over. It says how fast the
+    /// measured rate follows the real one. It is rounded up to whole ticks and must span 1 to
+    /// [`MAX_WINDOW_TICKS`] ticks. Default 1 s.
+    pub convergence_time: Duration,
+    /// How often the measured rate and the level are recomputed. Default 100 ms (DSR).
+    pub tick: Duration,
+    /// Threshold pairs for levels 1, 2 and 3. Level 1 is mandatory. A level may only be
+    /// configured together with the levels below it. Default: level 1 only, TT-1 100 % and
+    /// AT-1 80 % (the DSR defaults).
+    pub thresholds: [Option<ThresholdPair>; 3],
+    /// How long the measured rate must stay below AT-x before level `x` is left. Default 1 s.
+    pub abatement_time: Duration,
+    /// Per level (index 0 is level 1) the lowest priority still sent. Requests with a
+    /// numerically larger priority value (lower priority, TS 29.244 7.2.2.4.1) are throttled
+    /// at that level. The value must not grow from one level to the next. Default `[11, 7, 3]`:
+    /// level 1 throttles 12..=15, level 2 throttles 8..=15 and level 3 throttles 4..=15.
+    pub level_cutoff: [MessagePriority; 3],
+    /// Depth of the cap's token bucket in messages: the most messages sent above `max_rate`
+    /// in a burst after an idle period. It also spreads the priority ladder (see the module
+    /// docs). At least 1. Default 16: one token per priority step.
+    pub burst: u32,
+    /// The most requests admitted and not yet ended with
+    /// [`EgressThrottle::on_transaction_end`] (DSR's pending transaction limit). `None`: no
+    /// limit. Default `None`.
+    pub max_pending: Option<u32>,
+}
+
+impl EgressConfig {
+    /// A configuration with the given Max EMR (messages per second) and the defaults of
+    /// every other field.
+    pub const fn new(max_rate: u32) -> Self {
+        EgressConfig {
+            max_rate,
+            convergence_time: Duration::from_secs(1),
+            tick: Duration::from_millis(100),
+            thresholds: [Some(ThresholdPair::new(100, 80)), None, None],
+            abatement_time: Duration::from_secs(1),
+            level_cutoff: [prio(11), prio(7), prio(3)],
+            burst: 16,
+            max_pending: None,
+        }
+    }
+
+    /// Builds the `thresholds` field from DSR-style separate TT-1..3 and AT-1..3 values,
+    /// where `tt[i]` and `at[i]` hold TT-(i+1) and AT-(i+1). The only check is that each
+    /// level has both or neither ([`EgressConfigError::IncompletePair`]). Check the rest with
+    /// [`EgressConfig::validate`].
+    pub fn thresholds_from_parts(
+        tt: [Option<u8>; 3],
+        at: [Option<u8>; 3],
+    ) -> Result<[Option<ThresholdPair>; 3], EgressConfigError> {
+        let mut out = [None; 3];
+        for (level, ((slot, t), a)) in (1u8..).zip(out.iter_mut().zip(tt).zip(at)) {
+            *slot = match (t, a) {
+                (Some(throttle), Some(abatement)) => Some(ThresholdPair::new(throttle, abatement)),
+                (None, None) => None,
+                _ => return Err(EgressConfigError::IncompletePair { level }),
+            };
+        }
+        Ok(out)
+    }
+
+    /// Number of configured levels (1..=3 for a valid configuration).
+    pub fn levels(&self) -> u8 {
+        self.thresholds
+            .iter()
+            .take_while(|p| p.is_some())
+            .fold(0, |n, _| n + 1)
+    }
+
+    /// Checks the configuration. The first error found is returned, and its variant names the
+    /// offending field:
+    ///
+    /// * `max_rate > 0`, `tick > 0`, and `convergence_time` spans 1..=[`MAX_WINDOW_TICKS`]
+    ///   ticks;
+    /// * `burst >= 1`, and `max_pending` is at least 1 if it is set;
+    /// * TT-1/AT-1 are configured, and TT-3/AT-3 only with TT-2/AT-2 (DSR: "the Max EMR and
+    ///   the TT-1 and AT-1 Thresholds must be configured ... if TT-3/AT-3 is configured,
+    ///   TT-2/AT-2 must be configured");
+    /// * each TT is in 2..=100 and each AT in 1..=99 (the DSR ranges), with AT-x < TT-x;
+    /// * TT-1 < TT-2 < TT-3 and AT-1 < AT-2 < AT-3;
+    /// * the cut-offs do not grow from one level to the next (all three are checked).
+    pub fn validate(&self) -> Result<(), EgressConfigError> {
+        if self.max_rate == 0 {
+            return Err(EgressConfigError::MaxRate);
+        }
+        if self.tick.is_zero() {
+            return Err(EgressConfigError::Tick);
+        }
+        let ticks = self.convergence_time.as_nanos().div_ceil(self.tick.as_nanos());
+        if ticks == 0 || ticks > u128::from(MAX_WINDOW_TICKS) {
+            return Err(EgressConfigError::ConvergenceTime {
+                convergence_time: self.convergence_time,
+                tick: self.tick,
+            });
+        }
+        if self.burst == 0 {
+            return Err(EgressConfigError::Burst);
+        }
+        if self.max_pending == Some(0) {
+            return Err(EgressConfigError::MaxPending);
+        }
+        let mut previous: Option<ThresholdPair> = None;
+        for (level, pair) in (1u8..).zip(self.thresholds) {
+            let Some(pair) = pair else {
+                continue;
+            };
+            if level > 1 && previous.is_none() {
+                return Err(EgressConfigError::PairWithoutLower { level });
+            }
+            if !(2..=100).contains(&pair.throttle) {
+                return Err(EgressConfigError::ThrottleRange {
+                    level,
+                    value: pair.throttle,
+                });
+            }
+            if !(1..=99).contains(&pair.abatement) {
+                return Err(EgressConfigError::AbatementRange {
+                    level,
+                    value: pair.abatement,
+                });
+            }
+            if pair.abatement >= pair.throttle {
+                return Err(EgressConfigError::AbatementNotBelowThrottle {
+                    level,
+                    throttle: pair.throttle,
+                    abatement: pair.abatement,
+                });
+            }
+            if let Some(prev) = previous {
+                if pair.throttle <= prev.throttle {
+                    return Err(EgressConfigError::ThrottleNotIncreasing {
+                        level,
+                        value: pair.throttle,
+                        lower: prev.throttle,
+                    });
+                }
+                if pair.abatement <= prev.abatement {
+                    return Err(EgressConfigError::AbatementNotIncreasing {
+                        level,
+                        value: pair.abatement,
+                        lower: prev.abatement,
+                    });
+                }
+            }
+            previous = Some(pair);
+        }
+        if self.thresholds[0].is_none() {
+            return Err(EgressConfigError::MissingFirstPair);
+        }
+        let [c1, c2, c3] = self.level_cutoff;
+        for (level, lower, cut) in [(2u8, c1, c2), (3, c2, c3)] {
+            if cut > lower {
+                return Err(EgressConfigError::CutoffNotMonotonic {
+                    level,
+                    value: cut.value(),
+                    lower: lower.value(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn window_ticks(&self) -> u32 {
+        let ticks = self
+            .convergence_time
+            .as_nanos()
+            .div_ceil(self.tick.as_nanos().max(1));
+        u32::try_from(ticks)
+            .unwrap_or(MAX_WINDOW_TICKS)
+            .clamp(1, MAX_WINDOW_TICKS)
+    }
+}
+
+/// Why an [`EgressConfig`] was rejected. Each variant names the field at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EgressConfigError {
+    /// `max_rate` is zero.
+    #[error("max_rate (Max EMR) must be at least 1 message/s")]
+    MaxRate,
+    /// `tick` is zero.
+    #[error("tick must be longer than zero")]
+    Tick,
+    /// `convergence_time` is shorter than one tick or spans more than [`MAX_WINDOW_TICKS`].
+    #[error("convergence_time {convergence_time:?} must span 1 to {MAX_WINDOW_TICKS} ticks of {tick:?}")]
+    ConvergenceTime {
+        /// The configured convergence time.
+        convergence_time: Duration,
+        /// The configured tick.
+        tick: Duration,
+    },
+    /// `burst` is zero.
+    #[error("burst must be at least 1 message")]
+    Burst,
+    /// `max_pending` is `Some(0)`.
+    #[error("max_pending must be at least 1 when set")]
+    MaxPending,
+    /// `thresholds[0]` (TT-1/AT-1) is missing.
+    #[error("thresholds: TT-1/AT-1 (level 1) is mandatory")]
+    MissingFirstPair,
+    /// Only one of TT-x and AT-x was given ([`EgressConfig::thresholds_from_parts`]).
+    #[error("thresholds: TT-{level} and AT-{level} must be configured together")]
+    IncompletePair {
+        /// The level (1..=3).
+        level: u8,
+    },
+    /// Level `level` is configured without level `level - 1`.
+    #[error("thresholds: level {level} is configured without the level below it")]
+    PairWithoutLower {
+        /// The level (2 or 3).
+        level: u8,
+    },
+    /// A throttle threshold is outside 2..=100 %.
+    #[error("thresholds: TT-{level} = {value} % is outside 2..=100")]
+    ThrottleRange {
+        /// The level (1..=3).
+        level: u8,
+        /// The configured percentage.
+        value: u8,
+    },
+    /// An abatement threshold is outside 1..=99 %.
+    #[error("thresholds: AT-{level} = {value} % is outside 1..=99")]
+    AbatementRange {
+        /// The level (1..=3).
+        level: u8,
+        /// The configured percentage.
+        value: u8,
+    },
+    /// AT-x is not below TT-x.
+    #[error("thresholds: AT-{level} = {abatement} % must be below TT-{level} = {throttle} %")]
+    AbatementNotBelowThrottle {
+        /// The level (1..=3).
+        level: u8,
+        /// TT-x.
+        throttle: u8,
+        /// AT-x.
+        abatement: u8,
+    },
+    /// TT-x is not above TT-(x-1).
+    #[error("thresholds: TT-{level} = {value} % must be above the level below ({lower} %)")]
+    ThrottleNotIncreasing {
+        /// The level (2 or 3).
+        level: u8,
+        /// TT-x.
+        value: u8,
+        /// TT-(x-1).
+        lower: u8,
+    },
+    /// AT-x is not above AT-(x-1).
+    #[error("thresholds: AT-{level} = {value} % must be above the level below ({lower} %)")]
+    AbatementNotIncreasing {
+        /// The level (2 or 3).
+        level: u8,
+        /// AT-x.
+        value: u8,
+        /// AT-(x-1).
+        lower: u8,
+    },
+    /// A level's cut-off lets through a lower priority than the level below it does.
+    #[error(
+        "level_cutoff: level {level} cut-off {value} must not be a lower priority than level {}'s ({lower})",
+        level - 1
+    )]
+    CutoffNotMonotonic {
+        /// The level (2 or 3).
+        level: u8,
+        /// Its cut-off (priority value).
+        value: u8,
+        /// The cut-off of the level below.
+        lower: u8,
+    },
+}
+
+/// Whether a message is a request (a throttling candidate) or an answer (never throttled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageKind {
+    /// A request: counted, and throttled as the level, pending limit and cap say.
+    Request,
+    /// An answer (a PFCP response): counted and always sent (TS 29.244 6.2.4.4: only requests
+    /// are throttled).
+    Answer,
+}
+
+impl MessageKind {
+    /// The kind of a PFCP message type ([`MessageType::is_request`]; anything else is
+    /// treated as an answer).
+    pub const fn of(message_type: MessageType) -> Self {
+        if message_type.is_request() {
+            MessageKind::Request
+        } else {
+            MessageKind::Answer
+        }
+    }
+}
+
+/// The decision for one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum EgressDecision {
+    /// Send it: it has been counted as sent.
+    Send,
+    /// Do not send it on this connection. Route it elsewhere
+    /// ([`crate::routing`]), or fail it locally as though the peer had rejected it.
+    Throttle(ThrottleReason),
+}
+
+impl EgressDecision {
+    /// Whether the message may be sent.
+    pub const fn is_send(self) -> bool {
+        matches!(self, EgressDecision::Send)
+    }
+}
+
+/// Why a request was throttled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ThrottleReason {
+    /// The connection's congestion level (1..=3) throttles the request's priority.
+    Level(u8),
+    /// The hard cap at the Max EMR: no token for a request of this priority.
+    RateLimit,
+    /// [`EgressConfig::max_pending`] requests are outstanding.
+    PendingLimit,
+}
+
+/// Counters since creation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EgressStats {
+    /// Requests counted in the measured rate: [`EgressThrottle::decide`] whatever the
+    /// outcome, plus [`EgressThrottle::on_send`].
+    pub offered_requests: u64,
+    /// Answers counted in the measured rate.
+    pub offered_answers: u64,
+    /// Requests sent: admitted by `decide`, plus `on_send`.
+    pub sent_requests: u64,
+    /// Answers sent (all of them).
+    pub sent_answers: u64,
+    /// Requests throttled by the congestion level.
+    pub throttled_level: u64,
+    /// Requests throttled by the cap.
+    pub throttled_rate: u64,
+    /// Requests throttled by the pending limit.
+    pub throttled_pending: u64,
+    /// Throttled requests per priority value (all reasons).
+    pub throttled_by_priority: [u64; 16],
+    /// How many times the level changed value (a jump of several levels counts once).
+    pub level_changes: u64,
+    /// Ticks processed.
+    pub ticks: u64,
+}
+
+/// The egress throttle of one connection. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct EgressThrottle {
+    config: EgressConfig,
+    tick_ns: u64,
+    /// The window length in nanoseconds (whole ticks).
+    window_ns: u128,
+    /// Instant of the next tick.
+    next_tick: Instant,
+    /// Messages counted per completed tick, a ring over the window.
+    slots: Vec<u32>,
+    cursor: usize,
+    /// Messages counted in the current (incomplete) tick.
+    current: u32,
+    window_sum: u64,
+    /// The last tick measured a zero rate.
+    last_zero: bool,
+    level: u8,
+    /// Per level: since when (tick instant) the rate has been below its AT.
+    below_since: [Option<Instant>; 3],
+    /// Cap bucket in 1/SCALE messages, between -capacity and capacity.
+    tokens: i128,
+    capacity: i128,
+    last_refill: Instant,
+    pending: u32,
+    stats: EgressStats,
+}
+
+impl EgressThrottle {
+    /// A throttle at level 0 with a full bucket, ticking from `now`. Fails if the
+    /// configuration does not pass [`EgressConfig::validate`].
+    pub fn new(config: EgressConfig, now: Instant) -> Result<Self, EgressConfigError> {
+        config.validate()?;
+        let n = config.window_ticks();
+        let tick_ns = u64::try_from(config.tick.as_nanos()).unwrap_or(u64::MAX);
+        let capacity = i128::from(config.burst) * SCALE;
+        Ok(EgressThrottle {
+            config,
+            tick_ns,
+            window_ns: u128::from(n) * u128::from(tick_ns),
+            next_tick: now.checked_add(config.tick).unwrap_or(now),
+            slots: vec![0; n as usize],
+            cursor: 0,
+            current: 0,
+            window_sum: 0,
+            last_zero: true,
+            level: 0,
+            below_since: [None; 3],
+            tokens: capacity,
+            capacity,
+            last_refill: now,
+            pending: 0,
+            stats: EgressStats::default(),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &EgressConfig {
+        &self.config
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> &EgressStats {
+        &self.stats
+    }
+
+    /// The congestion level, 0 (not congested) to 3, as of the last tick processed.
+    pub fn level(&self) -> u8 {
+        self.level
+    }
+
+    /// The measured rate (messages per second, requests plus answers offered) as of the
+    /// last tick processed: the count over the last convergence window divided by its length.
+    pub fn measured_rate(&self) -> f64 {
+        // Precision loss is irrelevant for a reported rate.
+        #[allow(clippy::cast_precision_loss)]
+        let rate = self.window_sum as f64 * 1e9 / self.window_ns.max(1) as f64;
+        rate
+    }
+
+    /// Requests admitted and not yet ended.
+    pub fn pending(&self) -> u32 {
+        self.pending
+    }
+
+    /// Decides for a PFCP message, with the kind taken from its type. See
+    /// [`EgressThrottle::decide`].
+    pub fn decide_message(
+        &mut self,
+        message_type: MessageType,
+        priority: MessagePriority,
+        now: Instant,
+    ) -> EgressDecision {
+        self.decide(MessageKind::of(message_type), priority, now)
+    }
+
+    /// Decides for a message about to be sent on the connection at `now`, and counts it in the
+    /// measured rate whatever the outcome. An answer is always sent. A request is throttled by
+    /// the congestion level first, then by the pending limit, then by the cap. If the decision
+    /// is [`EgressDecision::Send`], the message is counted as sent: it takes a token and, if
+    /// it is a request, a pending slot. So call this once per message, and do not also call
+    /// [`EgressThrottle::on_send`] for it.
+    ///
+    /// For a request without a PFCP priority, pass the one your classifier assigns.
+    pub fn decide(
+        &mut self,
+        kind: MessageKind,
+        priority: MessagePriority,
+        now: Instant,
+    ) -> EgressDecision {
+        self.advance(now);
+        self.refill(now);
+        self.current = self.current.saturating_add(1);
+        if kind == MessageKind::Answer {
+            self.stats.offered_answers += 1;
+            self.take_token();
+            self.stats.sent_answers += 1;
+            return EgressDecision::Send;
+        }
+        self.stats.offered_requests += 1;
+        let reason = if self.level_throttles(priority) {
+            Some(ThrottleReason::Level(self.level))
+        } else if self.config.max_pending.is_some_and(|m| self.pending >= m) {
+            Some(ThrottleReason::PendingLimit)
+        } else if self.tokens < self.tokens_needed(priority) {
+            Some(ThrottleReason::RateLimit)
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => {
+                match reason {
+                    ThrottleReason::Level(_) => self.stats.throttled_level += 1,
+                    ThrottleReason::RateLimit => self.stats.throttled_rate += 1,
+                    ThrottleReason::PendingLimit => self.stats.throttled_pending += 1,
+                }
+                if let Some(n) = self
+                    .stats
+                    .throttled_by_priority
+                    .get_mut(usize::from(priority.value()))
+                {
+                    *n += 1;
+                }
+                EgressDecision::Throttle(reason)
+            }
+            None => {
+                self.take_token();
+                self.pending = self.pending.saturating_add(1);
+                self.stats.sent_requests += 1;
+                EgressDecision::Send
+            }
+        }
+    }
+
+    /// Records a message sent at `now` without a decision, for example an answer that
+    /// the caller does not route through [`EgressThrottle::decide`], or the retransmission of
+    /// a request that was admitted before. It counts in the measured rate and takes a token
+    /// (the bucket may go into debt). It takes no pending slot: a retransmission is not a new
+    /// transaction.
+    pub fn on_send(&mut self, kind: MessageKind, now: Instant) {
+        self.advance(now);
+        self.refill(now);
+        self.current = self.current.saturating_add(1);
+        self.take_token();
+        match kind {
+            MessageKind::Request => {
+                self.stats.offered_requests += 1;
+                self.stats.sent_requests += 1;
+            }
+            MessageKind::Answer => {
+                self.stats.offered_answers += 1;
+                self.stats.sent_answers += 1;
+            }
+        }
+    }
+
+    /// A request admitted by [`EgressThrottle::decide`] has ended: it was answered, it timed
+    /// out, or it was abandoned. This frees its pending slot. Extra calls are ignored.
+    pub fn on_transaction_end(&mut self) {
+        self.pending = self.pending.saturating_sub(1);
+    }
+
+    /// When the next tick is due, or `None` while nothing can change without new traffic:
+    /// an empty window at level 0. Calling [`EgressThrottle::handle_timeout`] then is optional,
+    /// because every method that takes `now` catches up by itself.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.window_sum == 0 && self.current == 0 && self.level == 0 {
+            None
+        } else {
+            Some(self.next_tick)
+        }
+    }
+
+    /// Processes the ticks due at `now`: recomputes the measured rate and the level.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.advance(now);
+    }
+
+    fn level_throttles(&self, priority: MessagePriority) -> bool {
+        let Some(index) = usize::from(self.level).checked_sub(1) else {
+            return false;
+        };
+        self.config
+            .level_cutoff
+            .get(index)
+            .is_some_and(|cut| priority > *cut)
+    }
+
+    /// Tokens (in 1/SCALE) a request of this priority needs in the bucket.
+    fn tokens_needed(&self, priority: MessagePriority) -> i128 {
+        let steps = i128::from(self.config.burst.saturating_sub(1));
+        SCALE + steps * SCALE * i128::from(priority.value()) / 15
+    }
+
+    fn take_token(&mut self) {
+        self.tokens = (self.tokens - SCALE).max(-self.capacity);
+    }
+
+    fn refill(&mut self, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.last_refill);
+        if elapsed.is_zero() {
+            return;
+        }
+        self.last_refill = now;
+        let add = i128::try_from(elapsed.as_nanos())
+            .unwrap_or(i128::MAX)
+            .saturating_mul(i128::from(self.config.max_rate));
+        self.tokens = self.tokens.saturating_add(add).min(self.capacity);
+    }
+
+    /// Processes every tick up to `now`. Once the window is empty and a zero rate has been
+    /// seen, the remaining ticks all see the same zero rate. They are skipped to the last
+    /// one, whose evaluation gives the same level, because the abatement timers were started
+    /// on the first zero tick.
+    fn advance(&mut self, now: Instant) {
+        while self.next_tick <= now {
+            if self.window_sum == 0 && self.current == 0 && self.last_zero && self.tick_ns > 0 {
+                let behind = now.saturating_duration_since(self.next_tick).as_nanos()
+                    / u128::from(self.tick_ns);
+                if behind > 0 {
+                    let skip_ns = behind.saturating_mul(u128::from(self.tick_ns));
+                    let skip = Duration::from_nanos(u64::try_from(skip_ns).unwrap_or(u64::MAX));
+                    match self.next_tick.checked_add(skip) {
+                        Some(t) => {
+                            self.next_tick = t;
+                            self.stats.ticks += u64::try_from(behind).unwrap_or(u64::MAX);
+                        }
+                        None => return,
+                    }
+                }
+            }
+            let at = self.next_tick;
+            self.tick(at);
+            match at.checked_add(self.config.tick) {
+                Some(t) => self.next_tick = t,
+                None => return,
+            }
+        }
+    }
+
+    /// One tick at instant `at`: close the current tick's count into the window, then
+    /// recompute the level.
+    fn tick(&mut self, at: Instant) {
+        self.stats.ticks += 1;
+        if let Some(slot) = self.slots.get_mut(self.cursor) {
+            self.window_sum = self.window_sum - u64::from(*slot) + u64::from(self.current);
+            *slot = self.current;
+        }
+        self.current = 0;
+        self.cursor = (self.cursor + 1) % self.slots.len().max(1);
+        self.last_zero = self.window_sum == 0;
+        self.update_level(at);
+    }
+
+    /// Whether the measured rate is at least `percent` % of the Max EMR (exact integers:
+    /// `sum / window >= percent / 100 * max_rate`).
+    fn rate_at_least(&self, percent: u8) -> bool {
+        u128::from(self.window_sum) * 100 * NANOS_PER_SEC
+            >= u128::from(percent) * u128::from(self.config.max_rate) * self.window_ns
+    }
+
+    fn update_level(&mut self, at: Instant) {
+        let mut up = 0u8;
+        let mut below = [false; 3];
+        for ((level, pair), b) in (1u8..).zip(self.config.thresholds).zip(below.iter_mut()) {
+            if let Some(pair) = pair {
+                if self.rate_at_least(pair.throttle) {
+                    up = level;
+                }
+                *b = !self.rate_at_least(pair.abatement);
+            }
+        }
+        for (since, b) in self.below_since.iter_mut().zip(below) {
+            if b {
+                since.get_or_insert(at);
+            } else {
+                *since = None;
+            }
+        }
+        let before = self.level;
+        if up > self.level {
+            self.level = up;
+        } else {
+            while let Some(index) = usize::from(self.level).checked_sub(1) {
+                let expired = self
+                    .below_since
+                    .get(index)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|t| at.saturating_duration_since(t) >= self.config.abatement_time);
+                if !expired {
+                    break;
+                }
+                self.level -= 1;
+            }
+        }
+        if self.level != before {
+            self.stats.level_changes += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
