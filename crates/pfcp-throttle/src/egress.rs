@@ -53,22 +53,41 @@
 //! [`EgressConfig::burst`] messages. **Answers are never throttled** (dropping one would only
 //! cause the request to be retransmitted), but each answer takes a token. The bucket may go
 //! into debt by up to one burst, so answers take their share of the Max EMR first, and
-//! requests get what is left.
+//! requests get what is left. The cap bounds the admitted messages over any interval of length
+//! `T` to `max_rate * T + burst`.
 //!
-//! A request of priority `p` needs `1 + (burst - 1) * p / 15` tokens in the bucket, otherwise
-//! it is throttled with [`ThrottleReason::RateLimit`]. A priority-0 request can drain the
-//! bucket to zero. A priority-15 request only goes while the bucket is nearly full. Under a
-//! sustained overload the bucket sits at the threshold of the lowest priority that still gets
-//! through, so the cap sheds the lowest priorities first. It does not cut every priority in
-//! proportion. This is DSR's "Limit" mode.
+//! How the cap chooses which requests get the tokens:
 //!
-//! The cap bounds the admitted messages over any interval of length `T` to
-//! `max_rate * T + burst`. Set `burst` to 1 for a flat cap that takes no account of priority.
+//! 1. On each tick the throttle takes the demand of each priority over the same window. The
+//!    demand counts the requests that passed the level and pending checks, whether or not
+//!    they got a token.
+//! 2. It fills the Max EMR with the answers first, then with the demand of priority 0, 1, and
+//!    so on. The first priority that no longer fits is the *boundary*
+//!    ([`EgressThrottle::rate_limit_boundary`]).
+//! 3. A request then needs the following number of tokens in the bucket, or it is throttled
+//!    with [`ThrottleReason::RateLimit`]:
+//!    * Between 1 and `1 + (burst - 1) / 4` if its priority is higher than the boundary:
+//!      1 for priority 0, more the lower the priority. Only a cluster of arrivals that
+//!      drains the bucket can shed these requests, and then the lowest of them go first.
+//!    * `1 + (burst - 1) / 2` at the boundary. It takes what the higher priorities leave, and
+//!      keeps half a burst for their clusters of arrivals.
+//!    * Between `1 + 3 (burst - 1) / 4` and `burst` for lower priorities, more the lower the
+//!      priority. These requests only go when the bucket fills, that is, when the demand
+//!      estimate was too high.
+//! 4. While no priority is estimated to exceed the Max EMR, the ladder covers the whole
+//!    bucket: priority `p` needs `1 + (burst - 1) * p / 15` tokens. This is the case below the
+//!    Max EMR, during the first window, and in the first ticks of a sudden overload. The ladder
+//!    still protects the higher priorities until the estimate catches up, within one
+//!    convergence time.
 //!
-//! With the cap, the admitted rate stays at the Max EMR (measured 98-100 %) at any offered
-//! load above it, as long as the levels leave enough traffic (see the crate's tests). For a
-//! pure limit mode, set every cut-off to priority 15. Then the levels only report the
-//! congestion state, and the cap alone sheds, lowest priority first.
+//! So under a sustained overload the bucket settles at the boundary priority's threshold, and
+//! the cap sheds the lowest priorities first instead of cutting every priority in proportion.
+//! This is DSR's "Limit" mode. Set `burst` to 1 for a flat cap that ignores priority.
+//!
+//! With the cap, the admitted rate stays at the Max EMR (98-100 %) at any offered load above
+//! it, as long as the levels leave enough traffic (see the crate's tests). For a pure limit
+//! mode, set every cut-off to priority 15. Then the levels only report the congestion state,
+//! and the cap alone sheds, lowest priority first.
 //!
 //! ## Pending transactions
 //!
@@ -84,7 +103,8 @@
 //! [`EgressThrottle::decide`] needs no timer. A caller that wants the level to fall while the
 //! connection is idle, for metrics, can also arm a timer at
 //! [`EgressThrottle::poll_timeout`] and call [`EgressThrottle::handle_timeout`]. The two ways
-//! give the same result. An idle gap of any length costs one convergence window of work.
+//! give the same result. An idle gap of any length costs about one convergence window of
+//! work.
 //! Time going backwards is read as no time passing.
 //!
 //! ## Example
@@ -96,7 +116,7 @@
 //! };
 //! use pfcp_wire::MessagePriority;
 //!
-//! // Max EMR 1000 msg/s, the three threshold pairs of the DSR guide.
+//! // Max EMR 1000 msg/s and three threshold pairs: 60/55, 80/75 and 100/90 %.
 //! let mut config = EgressConfig::new(1000);
 //! config.thresholds = [
 //!     Some(ThresholdPair::new(60, 55)),
@@ -138,6 +158,38 @@ pub const MAX_WINDOW_TICKS: u32 = 1024;
 /// Token units per message in the cap's bucket (nanosecond resolution at any rate).
 const SCALE: i128 = 1_000_000_000;
 const NANOS_PER_SEC: u128 = 1_000_000_000;
+/// The boundary value while no priority is estimated to exceed the Max EMR.
+const NO_BOUNDARY: u8 = 16;
+
+/// Messages counted in one tick.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    /// Every message (the measured rate).
+    total: u32,
+    /// Answers and messages sent through `on_send`: they take tokens and are never throttled.
+    fixed: u32,
+    /// Requests per priority that reached the cap (passed the level and pending checks).
+    demand: [u32; 16],
+}
+
+/// [`Counts`] summed over the window.
+#[derive(Debug, Clone, Copy, Default)]
+struct WindowSums {
+    total: u64,
+    fixed: u64,
+    demand: [u64; 16],
+}
+
+impl WindowSums {
+    /// Replaces the counts `old` of one tick by `new`.
+    fn replace(&mut self, old: &Counts, new: &Counts) {
+        self.total = self.total - u64::from(old.total) + u64::from(new.total);
+        self.fixed = self.fixed - u64::from(old.fixed) + u64::from(new.fixed);
+        for ((sum, &o), &n) in self.demand.iter_mut().zip(&old.demand).zip(&new.demand) {
+            *sum = *sum - u64::from(o) + u64::from(n);
+        }
+    }
+}
 
 const fn prio(value: u8) -> MessagePriority {
     match MessagePriority::new(value) {
@@ -272,7 +324,10 @@ impl EgressConfig {
         if self.tick.is_zero() {
             return Err(EgressConfigError::Tick);
         }
-        let ticks = self.convergence_time.as_nanos().div_ceil(self.tick.as_nanos());
+        let ticks = self
+            .convergence_time
+            .as_nanos()
+            .div_ceil(self.tick.as_nanos());
         if ticks == 0 || ticks > u128::from(MAX_WINDOW_TICKS) {
             return Err(EgressConfigError::ConvergenceTime {
                 convergence_time: self.convergence_time,
@@ -285,9 +340,15 @@ impl EgressConfig {
         if self.max_pending == Some(0) {
             return Err(EgressConfigError::MaxPending);
         }
+        let [first, ..] = self.thresholds;
+        if first.is_none() {
+            return Err(EgressConfigError::MissingFirstPair);
+        }
+        // The pair of the level below (None: not configured).
         let mut previous: Option<ThresholdPair> = None;
         for (level, pair) in (1u8..).zip(self.thresholds) {
             let Some(pair) = pair else {
+                previous = None;
                 continue;
             };
             if level > 1 && previous.is_none() {
@@ -330,9 +391,6 @@ impl EgressConfig {
             }
             previous = Some(pair);
         }
-        if self.thresholds[0].is_none() {
-            return Err(EgressConfigError::MissingFirstPair);
-        }
         let [c1, c2, c3] = self.level_cutoff;
         for (level, lower, cut) in [(2u8, c1, c2), (3, c2, c3)] {
             if cut > lower {
@@ -368,7 +426,9 @@ pub enum EgressConfigError {
     #[error("tick must be longer than zero")]
     Tick,
     /// `convergence_time` is shorter than one tick or spans more than [`MAX_WINDOW_TICKS`].
-    #[error("convergence_time {convergence_time:?} must span 1 to {MAX_WINDOW_TICKS} ticks of {tick:?}")]
+    #[error(
+        "convergence_time {convergence_time:?} must span 1 to {MAX_WINDOW_TICKS} ticks of {tick:?}"
+    )]
     ConvergenceTime {
         /// The configured convergence time.
         convergence_time: Duration,
@@ -444,8 +504,7 @@ pub enum EgressConfigError {
     },
     /// A level's cut-off lets through a lower priority than the level below it does.
     #[error(
-        "level_cutoff: level {level} cut-off {value} must not be a lower priority than level {}'s ({lower})",
-        level - 1
+        "level_cutoff: level {level} cut-off {value} must not be a lower priority than the level below's ({lower})"
     )]
     CutoffNotMonotonic {
         /// The level (2 or 3).
@@ -534,7 +593,9 @@ pub struct EgressStats {
     pub ticks: u64,
 }
 
-/// The egress throttle of one connection. See the [module docs](self).
+/// The egress throttle of one connection: DSR's Per Connection Egress Message Throttling
+/// (levels from throttle/abatement thresholds on the EMR), a hard cap at the Max EMR and an
+/// optional pending-transaction limit. See the [module docs](self).
 #[derive(Debug, Clone)]
 pub struct EgressThrottle {
     config: EgressConfig,
@@ -543,12 +604,16 @@ pub struct EgressThrottle {
     window_ns: u128,
     /// Instant of the next tick.
     next_tick: Instant,
-    /// Messages counted per completed tick, a ring over the window.
-    slots: Vec<u32>,
+    /// Counts per completed tick, a ring over the window.
+    slots: Vec<Counts>,
     cursor: usize,
-    /// Messages counted in the current (incomplete) tick.
-    current: u32,
-    window_sum: u64,
+    /// Counts of the current (incomplete) tick.
+    current: Counts,
+    /// Sums over the ring.
+    window: WindowSums,
+    /// The cap's boundary priority (0..=15), or 16 while no priority is estimated to exceed
+    /// the Max EMR.
+    boundary: u8,
     /// The last tick measured a zero rate.
     last_zero: bool,
     level: u8,
@@ -575,10 +640,11 @@ impl EgressThrottle {
             tick_ns,
             window_ns: u128::from(n) * u128::from(tick_ns),
             next_tick: now.checked_add(config.tick).unwrap_or(now),
-            slots: vec![0; n as usize],
+            slots: vec![Counts::default(); n as usize],
             cursor: 0,
-            current: 0,
-            window_sum: 0,
+            current: Counts::default(),
+            window: WindowSums::default(),
+            boundary: NO_BOUNDARY,
             last_zero: true,
             level: 0,
             below_since: [None; 3],
@@ -608,10 +674,7 @@ impl EgressThrottle {
     /// The measured rate (messages per second, requests plus answers offered) as of the
     /// last tick processed: the count over the last convergence window divided by its length.
     pub fn measured_rate(&self) -> f64 {
-        // Precision loss is irrelevant for a reported rate.
-        #[allow(clippy::cast_precision_loss)]
-        let rate = self.window_sum as f64 * 1e9 / self.window_ns.max(1) as f64;
-        rate
+        self.window.total as f64 * 1e9 / self.window_ns.max(1) as f64
     }
 
     /// Requests admitted and not yet ended.
@@ -646,8 +709,9 @@ impl EgressThrottle {
     ) -> EgressDecision {
         self.advance(now);
         self.refill(now);
-        self.current = self.current.saturating_add(1);
+        self.current.total = self.current.total.saturating_add(1);
         if kind == MessageKind::Answer {
+            self.current.fixed = self.current.fixed.saturating_add(1);
             self.stats.offered_answers += 1;
             self.take_token();
             self.stats.sent_answers += 1;
@@ -658,10 +722,16 @@ impl EgressThrottle {
             Some(ThrottleReason::Level(self.level))
         } else if self.config.max_pending.is_some_and(|m| self.pending >= m) {
             Some(ThrottleReason::PendingLimit)
-        } else if self.tokens < self.tokens_needed(priority) {
-            Some(ThrottleReason::RateLimit)
         } else {
-            None
+            // Demand on the cap, whether or not it gets a token.
+            if let Some(d) = self.current.demand.get_mut(usize::from(priority.value())) {
+                *d = d.saturating_add(1);
+            }
+            if self.tokens < self.tokens_needed(priority) {
+                Some(ThrottleReason::RateLimit)
+            } else {
+                None
+            }
         };
         match reason {
             Some(reason) => {
@@ -696,7 +766,8 @@ impl EgressThrottle {
     pub fn on_send(&mut self, kind: MessageKind, now: Instant) {
         self.advance(now);
         self.refill(now);
-        self.current = self.current.saturating_add(1);
+        self.current.total = self.current.total.saturating_add(1);
+        self.current.fixed = self.current.fixed.saturating_add(1);
         self.take_token();
         match kind {
             MessageKind::Request => {
@@ -720,16 +791,18 @@ impl EgressThrottle {
     /// an empty window at level 0. Calling [`EgressThrottle::handle_timeout`] then is optional,
     /// because every method that takes `now` catches up by itself.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.window_sum == 0 && self.current == 0 && self.level == 0 {
+        if self.window.total == 0 && self.current.total == 0 && self.level == 0 {
             None
         } else {
             Some(self.next_tick)
         }
     }
 
-    /// Processes the ticks due at `now`: recomputes the measured rate and the level.
+    /// Processes the ticks due at `now` (recomputes the measured rate and the level) and
+    /// refills the cap's bucket.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.advance(now);
+        self.refill(now);
     }
 
     fn level_throttles(&self, priority: MessagePriority) -> bool {
@@ -742,10 +815,32 @@ impl EgressThrottle {
             .is_some_and(|cut| priority > *cut)
     }
 
-    /// Tokens (in 1/SCALE) a request of this priority needs in the bucket.
+    /// Tokens (in 1/SCALE) a request of this priority needs in the bucket (see the module
+    /// docs, "Hard cap").
     fn tokens_needed(&self, priority: MessagePriority) -> i128 {
-        let steps = i128::from(self.config.burst.saturating_sub(1));
-        SCALE + steps * SCALE * i128::from(priority.value()) / 15
+        let spread = i128::from(self.config.burst.saturating_sub(1)) * SCALE;
+        let q = i128::from(priority.value());
+        let b = i128::from(self.boundary);
+        if self.boundary >= NO_BOUNDARY {
+            SCALE + spread * q / 15
+        } else if q < b {
+            // The lower quarter, as a ladder: in a cluster of arrivals that drains the
+            // bucket, the highest priorities go last.
+            SCALE + spread / 4 * q / b
+        } else if q == b {
+            SCALE + spread / 2
+        } else {
+            // The upper half of the bucket above the boundary's threshold, as a ladder.
+            let half = (spread - spread / 2) / 2;
+            SCALE + spread / 2 + half + (spread - spread / 2 - half) * (q - b - 1) / (15 - b).max(1)
+        }
+    }
+
+    /// The boundary priority of the cap, as of the last tick: the highest priority whose
+    /// demand, added to the answers' and the higher priorities', no longer fits in the Max
+    /// EMR. `None` while everything is estimated to fit. See the module docs, "Hard cap".
+    pub fn rate_limit_boundary(&self) -> Option<MessagePriority> {
+        MessagePriority::new(self.boundary)
     }
 
     fn take_token(&mut self) {
@@ -765,13 +860,28 @@ impl EgressThrottle {
     }
 
     /// Processes every tick up to `now`. Once the window is empty and a zero rate has been
-    /// seen, the remaining ticks all see the same zero rate. They are skipped to the last
-    /// one, whose evaluation gives the same level, because the abatement timers were started
-    /// on the first zero tick.
+    /// seen, every following tick sees the same zero rate. Such ticks are skipped, up to the
+    /// next instant the level can fall (its abatement timer, which the first zero tick
+    /// started) or up to `now`. That gives the same levels and counters as processing
+    /// every tick, at a cost of about one window plus two ticks per level.
     fn advance(&mut self, now: Instant) {
         while self.next_tick <= now {
-            if self.window_sum == 0 && self.current == 0 && self.last_zero && self.tick_ns > 0 {
-                let behind = now.saturating_duration_since(self.next_tick).as_nanos()
+            if self.window.total == 0
+                && self.current.total == 0
+                && self.last_zero
+                && self.tick_ns > 0
+            {
+                let limit = match usize::from(self.level).checked_sub(1) {
+                    None => now,
+                    Some(index) => self
+                        .below_since
+                        .get(index)
+                        .copied()
+                        .flatten()
+                        .and_then(|t| t.checked_add(self.config.abatement_time))
+                        .map_or(self.next_tick, |t| t.min(now)),
+                };
+                let behind = limit.saturating_duration_since(self.next_tick).as_nanos()
                     / u128::from(self.tick_ns);
                 if behind > 0 {
                     let skip_ns = behind.saturating_mul(u128::from(self.tick_ns));
@@ -794,24 +904,41 @@ impl EgressThrottle {
         }
     }
 
-    /// One tick at instant `at`: close the current tick's count into the window, then
-    /// recompute the level.
+    /// One tick at instant `at`: close the current tick's counts into the window, then
+    /// recompute the level and the cap's boundary.
     fn tick(&mut self, at: Instant) {
         self.stats.ticks += 1;
+        let current = core::mem::take(&mut self.current);
         if let Some(slot) = self.slots.get_mut(self.cursor) {
-            self.window_sum = self.window_sum - u64::from(*slot) + u64::from(self.current);
-            *slot = self.current;
+            self.window.replace(slot, &current);
+            *slot = current;
         }
-        self.current = 0;
         self.cursor = (self.cursor + 1) % self.slots.len().max(1);
-        self.last_zero = self.window_sum == 0;
+        self.last_zero = self.window.total == 0;
         self.update_level(at);
+        self.update_boundary();
+    }
+
+    /// Fills the Max EMR over the window with the answers and other unthrottled messages
+    /// first, then with the request demand of priority 0, 1, ...: the first priority that no
+    /// longer fits is the boundary.
+    fn update_boundary(&mut self) {
+        let budget = u128::from(self.config.max_rate) * self.window_ns;
+        let mut used = u128::from(self.window.fixed) * NANOS_PER_SEC;
+        self.boundary = NO_BOUNDARY;
+        for (q, &n) in (0u8..).zip(self.window.demand.iter()) {
+            used += u128::from(n) * NANOS_PER_SEC;
+            if used > budget {
+                self.boundary = q;
+                break;
+            }
+        }
     }
 
     /// Whether the measured rate is at least `percent` % of the Max EMR (exact integers:
     /// `sum / window >= percent / 100 * max_rate`).
     fn rate_at_least(&self, percent: u8) -> bool {
-        u128::from(self.window_sum) * 100 * NANOS_PER_SEC
+        u128::from(self.window.total) * 100 * NANOS_PER_SEC
             >= u128::from(percent) * u128::from(self.config.max_rate) * self.window_ns
     }
 

@@ -9,6 +9,11 @@
 //!   random mode.
 //! * [`classify`]: the message priority of a request from its procedure and session context
 //!   (emergency, eMPS, ARP, LAPI, DNN/S-NSSAI, and the state-aware rules of TS 29.273 C.2).
+//! * [`egress`]: per-connection egress throttling with up to three throttle/abatement threshold
+//!   levels and a hard cap at the maximum egress message rate (the signalling-router "PCEMT"
+//!   scheme), answers never throttled.
+//! * [`routing`]: alternate routing across route groups of weighted peers when a peer's
+//!   throttles refuse a request (TS 29.244 6.2.4.4 "redirected").
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -23,7 +28,16 @@
 )]
 
 pub mod classify;
+pub mod egress;
 pub mod loss;
+pub mod routing;
 
 pub use classify::{Classification, Classifier, ClassifierConfig, Procedure, RequestContext};
+pub use egress::{
+    EgressConfig, EgressConfigError, EgressDecision, EgressStats, EgressThrottle, MessageKind,
+    ThresholdPair, ThrottleReason,
+};
 pub use loss::{Decision, LossConfig, LossStats, LossThrottle, RequestClass, Throttled};
+pub use routing::{
+    Admission, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError, Routed,
+};

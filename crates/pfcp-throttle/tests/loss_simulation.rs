@@ -14,10 +14,10 @@ use pfcp_wire::MessagePriority;
 
 /// The mix: (priority, exempt, weight in 1/100).
 const MIX: [(u8, bool, u64); 6] = [
-    (0, true, 5),   // emergency / eMPS
-    (2, false, 10), // deletions
-    (5, false, 15), // established-session work
-    (8, false, 30), // new sessions
+    (0, true, 5),    // emergency / eMPS
+    (2, false, 10),  // deletions
+    (5, false, 15),  // established-session work
+    (8, false, 30),  // new sessions
     (11, false, 25), // additional sessions
     (14, false, 15), // low access priority
 ];
@@ -46,14 +46,26 @@ fn table() -> String {
             }
             let (p, exempt, _) = MIX[i];
             let p = MessagePriority::new(p).unwrap();
-            let class = if exempt { RequestClass::exempt(p) } else { RequestClass::new(p) };
+            let class = if exempt {
+                RequestClass::exempt(p)
+            } else {
+                RequestClass::new(p)
+            };
             offered[i] += 1;
             shed[i] += u64::from(!t.decide(class).is_send());
         }
         let total_shed: u64 = shed.iter().sum();
         // Properties of the row.
-        assert!((total_shed as i64 - i64::from(m) * N as i64 / 100).abs() <= N as i64 / 100, "{m}%: {total_shed}");
-        let non_exempt: u64 = offered.iter().zip(MIX).filter(|(_, c)| !c.1).map(|(o, _)| o).sum();
+        assert!(
+            (total_shed as i64 - i64::from(m) * N as i64 / 100).abs() <= N as i64 / 100,
+            "{m}%: {total_shed}"
+        );
+        let non_exempt: u64 = offered
+            .iter()
+            .zip(MIX)
+            .filter(|(_, c)| !c.1)
+            .map(|(o, _)| o)
+            .sum();
         // Exempt traffic is untouched while the rest covers the reduction with a margin of a
         // few points (the boundary follows a sliding window, so a thin margin can briefly
         // reach the exempt class).
@@ -67,7 +79,11 @@ fn table() -> String {
             assert!(hi <= lo + 0.01, "{m}%: class {k} sheds {hi} > next {lo}");
         }
         for (i, (p, exempt, _)) in MIX.iter().enumerate() {
-            let label = if *exempt { format!("exempt p{p}") } else { format!("p{p}") };
+            let label = if *exempt {
+                format!("exempt p{p}")
+            } else {
+                format!("p{p}")
+            };
             writeln!(
                 out,
                 "{m:>9} | {label:>9} | {:>7} | {:>9} | {:>6.1}",
@@ -77,7 +93,13 @@ fn table() -> String {
             )
             .unwrap();
         }
-        writeln!(out, "{m:>9} | {:>9} | {N:>7} | {total_shed:>9} | {:>6.1}", "total", 100.0 * total_shed as f64 / N as f64).unwrap();
+        writeln!(
+            out,
+            "{m:>9} | {:>9} | {N:>7} | {total_shed:>9} | {:>6.1}",
+            "total",
+            100.0 * total_shed as f64 / N as f64
+        )
+        .unwrap();
     }
     out
 }
@@ -85,10 +107,16 @@ fn table() -> String {
 #[test]
 fn simulation_table_matches_snapshot() {
     let got = table();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/loss_simulation.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/loss_simulation.txt"
+    );
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(path, &got).unwrap();
     }
     let want = std::fs::read_to_string(path).unwrap_or_default();
-    assert_eq!(got, want, "snapshot differs: run with UPDATE_SNAPSHOTS=1 and review");
+    assert_eq!(
+        got, want,
+        "snapshot differs: run with UPDATE_SNAPSHOTS=1 and review"
+    );
 }

@@ -206,6 +206,9 @@ fn clause_6_2_4_4_window_exactness() {
         // between 2.5 requests ahead (AHEAD_LIMIT plus the drop) and 4.5 + M/100 behind (the
         // escalation setting), so any window is within 8 requests of its target.
         assert!(dev1 <= 1.0, "M={m}: one class {dev1}");
-        assert!(dev2 <= 8.0 && dev <= 8.0, "M={m}: two-class {dev2}, uniform {dev}");
+        assert!(
+            dev2 <= 8.0 && dev <= 8.0,
+            "M={m}: two-class {dev2}, uniform {dev}"
+        );
     }
 }
