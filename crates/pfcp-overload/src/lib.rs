@@ -39,6 +39,42 @@
 //! # Ok::<(), pfcp_wire::DecodeError>(())
 //! ```
 
+//!
+//! ## Sending end (UP function)
+//!
+//! * [`OverloadReporter`]: turns one [`Measurement`] per control interval into the Overload
+//!   Reduction Metric (rate matching on the reconstructed demand, a damped backlog correction,
+//!   5-point steps, raise at once, lower after a dwell), refreshes the Period of Validity with
+//!   a new sequence number while the overload lasts, and answers [`OverloadReporter::oci_for`]:
+//!   which OCI to piggyback on the next response or Session Report Request to a given peer.
+//! * [`LoadReporter`]: the Load Metric with hysteresis, and [`LoadReporter::lci_for`].
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use pfcp_overload::{Measurement, OverloadReporter, ReporterConfig};
+//! use pfcp_wire::{Cause, MessageType};
+//!
+//! // A UP that serves 100 requests per 100 ms interval.
+//! let mut up: OverloadReporter<&str> =
+//!     OverloadReporter::new(ReporterConfig::default().with_capacity(Some(100.0)));
+//! up.set_peer_ovrl("smf1", true); // from the CP Function Features it advertised
+//! let t0 = Instant::now();
+//! // Twice the demand it can serve: it publishes 50 % at once.
+//! let m = Measurement { arrived: 200, served: 100, backlog: 0 };
+//! assert_eq!(up.handle_measurement(&m, t0), Some(50));
+//! // The next Session Modification Response to smf1 carries the OCI ...
+//! let oci = up
+//!     .oci_for(&"smf1", MessageType::SESSION_MODIFICATION_RESPONSE, Some(Cause::REQUEST_ACCEPTED), t0)
+//!     .expect("first message after a change carries the OCI");
+//! assert_eq!(oci.metric.percent(), 50);
+//! assert_eq!(oci.period_of_validity.duration(), Some(Duration::from_secs(30)));
+//! // ... and the following ones do not, until something changes or validity needs refreshing.
+//! assert!(up
+//!     .oci_for(&"smf1", MessageType::SESSION_DELETION_RESPONSE, Some(Cause::REQUEST_ACCEPTED), t0)
+//!     .is_none());
+//! assert_eq!(up.poll_timeout(), Some(t0 + Duration::from_secs(25)));
+//! ```
+
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(
