@@ -5,7 +5,11 @@ use core::fmt;
 /// A Cause value. Unknown values are kept; [`Cause::is_acceptance`] applies the spec's rule
 /// for them (1-63 accepted, 64-255 rejected).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct Cause(pub u8);
 
 macro_rules! causes {

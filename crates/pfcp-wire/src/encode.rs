@@ -56,10 +56,12 @@ impl<'b> SliceSink<'b> {
 }
 
 impl Sink for SliceSink<'_> {
+    #[inline]
     fn position(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
         let end = self.pos + bytes.len();
         let available = self.buf.len();
@@ -75,11 +77,13 @@ impl Sink for SliceSink<'_> {
         Ok(())
     }
 
+    #[inline]
     fn patch(&mut self, at: usize, bytes: &[u8]) -> Result<(), EncodeError> {
         patch_slice(self.buf.get_mut(..self.pos).unwrap_or_default(), at, bytes)
     }
 }
 
+#[inline]
 fn patch_slice(buf: &mut [u8], at: usize, bytes: &[u8]) -> Result<(), EncodeError> {
     let available = buf.len();
     let end = at + bytes.len();
@@ -93,13 +97,16 @@ fn patch_slice(buf: &mut [u8], at: usize, bytes: &[u8]) -> Result<(), EncodeErro
 }
 
 impl Sink for Vec<u8> {
+    #[inline]
     fn position(&self) -> usize {
         self.len()
     }
+    #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
         self.extend_from_slice(bytes);
         Ok(())
     }
+    #[inline]
     fn patch(&mut self, at: usize, bytes: &[u8]) -> Result<(), EncodeError> {
         patch_slice(self, at, bytes)
     }
@@ -107,13 +114,16 @@ impl Sink for Vec<u8> {
 
 #[cfg(feature = "bytes")]
 impl Sink for bytes::BytesMut {
+    #[inline]
     fn position(&self) -> usize {
         self.len()
     }
+    #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
         self.extend_from_slice(bytes);
         Ok(())
     }
+    #[inline]
     fn patch(&mut self, at: usize, bytes: &[u8]) -> Result<(), EncodeError> {
         patch_slice(self, at, bytes)
     }
@@ -237,6 +247,12 @@ pub struct MessageWriter<'s, S: Sink + ?Sized> {
 impl<'s, S: Sink + ?Sized> MessageWriter<'s, S> {
     /// Write `header` (its `length` field is ignored and computed).
     pub fn begin(out: &'s mut S, header: &Header) -> Result<Self, EncodeError> {
+        if header.seid.is_none() && header.priority.is_some() {
+            // Clause 7.2.2.1: node headers have no priority octet; refuse rather than drop it.
+            return Err(EncodeError::InvalidValue(
+                "message priority needs a session (S=1) header",
+            ));
+        }
         let start = out.position();
         let mut bytes = [0u8; crate::header::SESSION_HEADER_LEN];
         let n = header.encoded_len();

@@ -10,9 +10,6 @@
 
 use core::fmt;
 
-use nom::number::complete::{be_u16, be_u24, be_u64, be_u8};
-use nom::IResult;
-
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::message_type::MessageType;
 
@@ -119,7 +116,7 @@ impl<'de> serde::Deserialize<'de> for MessagePriority {
 /// A decoded PFCP header.
 ///
 /// Policy for MP=1 on an S=0 (node) header: node headers have no priority octet, so the MP bit
-/// is **ignored** (`priority` is `None`) and the message is accepted; the encoder never writes
+/// is **ignored** (`priority` is `None`) and the message is accepted; the encoder refuses to write
 /// it (digest section 1.4, our recommendation). Spare bits are ignored on receipt and written
 /// as 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -167,30 +164,25 @@ struct RawHeader {
     last: u8,
 }
 
-fn raw_header(input: &[u8]) -> IResult<&[u8], RawHeader> {
-    let (input, first) = be_u8(input)?;
-    let (input, message_type) = be_u8(input)?;
-    let (input, length) = be_u16(input)?;
-    let (input, seid) = if first & FLAG_S != 0 {
-        let (i, s) = be_u64(input)?;
-        (i, Some(s))
+/// The fixed fields, or `None` if `input` is shorter than the header its S flag announces.
+fn raw_header(input: &[u8]) -> Option<RawHeader> {
+    let (&[first, message_type, l0, l1], rest) = input.split_first_chunk::<4>()?;
+    let (seid, rest) = if first & FLAG_S != 0 {
+        let (seid, rest) = rest.split_first_chunk::<8>()?;
+        (Some(u64::from_be_bytes(*seid)), rest)
     } else {
-        (input, None)
+        (None, rest)
     };
-    let (input, sequence) = be_u24(input)?;
-    let (input, last) = be_u8(input)?;
-    Ok((
-        input,
-        RawHeader {
-            version: first >> 5,
-            flags: first,
-            message_type,
-            length,
-            seid,
-            sequence,
-            last,
-        },
-    ))
+    let (&[s0, s1, s2, last], _) = rest.split_first_chunk::<4>()?;
+    Some(RawHeader {
+        version: first >> 5,
+        flags: first,
+        message_type,
+        length: u16::from_be_bytes([l0, l1]),
+        seid,
+        sequence: u32::from_be_bytes([0, s0, s1, s2]),
+        last,
+    })
 }
 
 impl Header {
@@ -254,8 +246,8 @@ impl Header {
             _ => NODE_HEADER_LEN,
         };
         let raw = match raw_header(input) {
-            Ok((_, raw)) => raw,
-            Err(_) => {
+            Some(raw) => raw,
+            None => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::Truncated {
                         needed: needed_min,

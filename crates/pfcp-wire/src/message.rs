@@ -4,9 +4,9 @@ use crate::cause::Cause;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::header::{Header, HeaderSummary, NODE_HEADER_LEN};
 use crate::ie::{
-    check_framing, CpFunctionFeatures, DecodeLimits, FSeid, IeIter, IeType,
-    LoadControlInformation, NodeId, OffendingIe, OverloadControlInformation, RawIe,
-    RecoveryTimeStamp, TypedIe, UpFunctionFeatures,
+    check_framing, CpFunctionFeatures, DecodeLimits, FSeid, IeIter, IeType, LoadControlInformation,
+    NodeId, OffendingIe, OverloadControlInformation, RawIe, RecoveryTimeStamp, TypedIe,
+    UpFunctionFeatures,
 };
 use crate::message_type::MessageType;
 use crate::presence::mandatory_ies;
@@ -63,8 +63,8 @@ impl<'a> Message<'a> {
         let bytes = bytes.get(..total).unwrap_or_default();
         let body = bytes.get(header_len..).unwrap_or_default();
         let summary = summary_of(&header);
-        let ie_count = check_framing(body, base + header_len, limits)
-            .map_err(|e| e.with_header(summary))?;
+        let ie_count =
+            check_framing(body, base + header_len, limits).map_err(|e| e.with_header(summary))?;
         Ok(Message {
             header,
             header_len,
@@ -154,9 +154,7 @@ impl<'a> Message<'a> {
     }
 
     /// Load Control Information (type 51).
-    pub fn load_control_information(
-        &self,
-    ) -> Result<Option<LoadControlInformation>, DecodeError> {
+    pub fn load_control_information(&self) -> Result<Option<LoadControlInformation>, DecodeError> {
         self.get()
     }
 

@@ -8,7 +8,11 @@ use core::fmt;
 /// [`crate::Message::validate`] reports them (clause 7.6.1: an unknown message type is
 /// silently discarded by a node).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct MessageType(pub u8);
 
 /// Whether a message type is a request, a response, or neither (type 11).

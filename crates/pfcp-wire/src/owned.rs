@@ -179,8 +179,12 @@ mod hex_serde {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut out = String::with_capacity(v.len() * 2);
         for &b in v {
-            out.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
-            out.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
+            out.push(char::from(
+                HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+            ));
+            out.push(char::from(
+                HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+            ));
         }
         s.serialize_str(&out)
     }

@@ -24,7 +24,10 @@ pub struct Feature {
 
 impl Feature {
     const fn index(self) -> (usize, u8) {
-        ((self.octet as usize).saturating_sub(5), 1u8 << ((self.bit.saturating_sub(1)) & 7))
+        (
+            (self.octet as usize).saturating_sub(5),
+            1u8 << ((self.bit.saturating_sub(1)) & 7),
+        )
     }
 }
 

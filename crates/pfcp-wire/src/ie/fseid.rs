@@ -43,7 +43,10 @@ impl<'a> TypedIe<'a> for FSeid {
             })
         };
         let (&flags, rest) = v.split_first().ok_or(short(9))?;
-        let seid: [u8; 8] = rest.get(..8).and_then(|s| s.try_into().ok()).ok_or(short(9))?;
+        let seid: [u8; 8] = rest
+            .get(..8)
+            .and_then(|s| s.try_into().ok())
+            .ok_or(short(9))?;
         let mut needed = 9;
         let ipv4 = if flags & V4 != 0 {
             let a: [u8; 4] = v
@@ -85,7 +88,9 @@ impl IeBody for FSeid {
     fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         let flags = self.ipv4.map_or(0, |_| V4) | self.ipv6.map_or(0, |_| V6);
         if flags == 0 {
-            return Err(EncodeError::InvalidValue("F-SEID needs an IPv4 or IPv6 address"));
+            return Err(EncodeError::InvalidValue(
+                "F-SEID needs an IPv4 or IPv6 address",
+            ));
         }
         out.put(&[flags])?;
         out.put(&self.seid.to_be_bytes())?;
@@ -132,7 +137,10 @@ mod tests {
         let ie = IeIter::new(&b, 0).next().unwrap().unwrap();
         assert!(matches!(
             ie.decode_as::<FSeid>().unwrap_err().kind,
-            DecodeErrorKind::IeTooShort { needed: 29, length: 13 }
+            DecodeErrorKind::IeTooShort {
+                needed: 29,
+                length: 13
+            }
         ));
         b[4] = 0x00;
         let ie = IeIter::new(&b, 0).next().unwrap().unwrap();

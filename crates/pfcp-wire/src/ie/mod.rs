@@ -13,10 +13,6 @@
 
 use core::fmt;
 
-use nom::bytes::complete::take;
-use nom::number::complete::be_u16;
-use nom::IResult;
-
 use crate::error::{DecodeError, DecodeErrorKind, IePath};
 
 mod cause_ie;
@@ -42,7 +38,11 @@ pub const IE_HEADER_LEN: usize = 4;
 
 /// An IE type code (Table 8.1.2-1). Types >= 32768 are vendor-specific.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct IeType(pub u16);
 
 impl IeType {
@@ -209,12 +209,6 @@ pub trait TypedIe<'a>: Sized {
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError>;
 }
 
-fn ie_header(input: &[u8]) -> IResult<&[u8], (u16, u16)> {
-    let (input, t) = be_u16(input)?;
-    let (input, l) = be_u16(input)?;
-    Ok((input, (t, l)))
-}
-
 /// Iterator over a list of IEs (a message body or a grouped IE's body).
 ///
 /// Yields `Err` once and then stops if the list is malformed; IEs before the error are still
@@ -260,7 +254,11 @@ impl<'a> IeIter<'a> {
         Ok(None)
     }
 
-    fn fail(&mut self, kind: DecodeErrorKind, path: IePath) -> Option<Result<RawIe<'a>, DecodeError>> {
+    fn fail(
+        &mut self,
+        kind: DecodeErrorKind,
+        path: IePath,
+    ) -> Option<Result<RawIe<'a>, DecodeError>> {
         self.failed = true;
         Some(Err(DecodeError::new(kind, self.offset).with_path(path)))
     }
@@ -273,18 +271,25 @@ impl<'a> Iterator for IeIter<'a> {
         if self.failed || self.rest.is_empty() {
             return None;
         }
-        let (after_header, (t, length)) = match ie_header(self.rest) {
-            Ok(v) => v,
-            Err(_) => {
+        let (after_header, t, length) = match self.rest {
+            [t0, t1, l0, l1, after_header @ ..] => (
+                after_header,
+                u16::from_be_bytes([*t0, *t1]),
+                u16::from_be_bytes([*l0, *l1]),
+            ),
+            _ => {
                 let available = self.rest.len();
-                return self.fail(DecodeErrorKind::IeHeaderTruncated { available }, self.parent);
+                return self.fail(
+                    DecodeErrorKind::IeHeaderTruncated { available },
+                    self.parent,
+                );
             }
         };
         let ie_type = IeType(t);
         let path = self.parent.push(ie_type);
-        let (after, body) = match take::<_, _, nom::error::Error<&[u8]>>(length)(after_header) {
-            Ok(v) => v,
-            Err(_) => {
+        let (body, after) = match after_header.split_at_checked(usize::from(length)) {
+            Some(v) => v,
+            None => {
                 let available = after_header.len();
                 return self.fail(DecodeErrorKind::IeOverrun { length, available }, path);
             }
@@ -315,10 +320,108 @@ impl<'a> Iterator for IeIter<'a> {
 /// grouped), within `limits`. Iterative with a fixed-size stack: no recursion, no allocation.
 ///
 /// Returns the number of IEs seen.
-pub fn check_framing(body: &[u8], offset: usize, limits: DecodeLimits) -> Result<usize, DecodeError> {
+pub fn check_framing(
+    body: &[u8],
+    offset: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
+    // One cursor over `body` and, per open grouped IE, where it ends and its type (for error
+    // paths): a grouped IE's children are contiguous, so no per-level iterator is needed. The
+    // depth limit bounds the stack; MAX_STACK bounds it again should a caller configure an
+    // absurd depth. Errors are those `IeIter` gives (kind, offset, path).
+    let max_depth = limits.max_depth.min(MAX_STACK);
+    let mut ends = [0usize; MAX_STACK];
+    let mut types = [0u16; MAX_STACK];
+    // The path of the enclosing grouped IEs at `depth` (types[0] is the body's slot).
+    let path_of = |types: &[u16; MAX_STACK], depth: usize| {
+        types
+            .iter()
+            .take(depth)
+            .skip(1)
+            .fold(IePath::EMPTY, |p, &t| p.push(IeType(t)))
+    };
+    if let Some(e) = ends.first_mut() {
+        *e = body.len();
+    }
+    let mut depth = 1usize;
+    let mut pos = 0usize;
+    let mut count = 0usize;
+    loop {
+        // Close every grouped IE (and finally the body) that ends here.
+        let mut end = ends.get(depth - 1).copied().unwrap_or_default();
+        while pos == end {
+            depth -= 1;
+            if depth == 0 {
+                return Ok(count);
+            }
+            end = ends.get(depth - 1).copied().unwrap_or_default();
+        }
+        // pos < end.
+        let (t, l) = match body.get(pos..end) {
+            Some([t0, t1, l0, l1, ..]) => (
+                u16::from_be_bytes([*t0, *t1]),
+                u16::from_be_bytes([*l0, *l1]),
+            ),
+            _ => {
+                let kind = DecodeErrorKind::IeHeaderTruncated {
+                    available: end - pos,
+                };
+                return Err(DecodeError::new(kind, offset + pos).with_path(path_of(&types, depth)));
+            }
+        };
+        let ie_type = IeType(t);
+        let value_start = pos + IE_HEADER_LEN;
+        let value_end = value_start + usize::from(l);
+        let ie_error = |types: &[u16; MAX_STACK], kind| {
+            DecodeError::new(kind, offset + pos).with_path(path_of(types, depth).push(ie_type))
+        };
+        if value_end > end {
+            let kind = DecodeErrorKind::IeOverrun {
+                length: l,
+                available: end - value_start,
+            };
+            return Err(ie_error(&types, kind));
+        }
+        if ie_type.is_vendor() && l < 2 {
+            let kind = DecodeErrorKind::VendorIeTooShort { length: l };
+            return Err(ie_error(&types, kind));
+        }
+        count += 1;
+        if count > limits.max_ies {
+            let kind = DecodeErrorKind::TooManyIes {
+                limit: limits.max_ies,
+            };
+            return Err(ie_error(&types, kind));
+        }
+        if ie_type.is_grouped() && l > 0 {
+            if depth >= max_depth {
+                let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
+                return Err(ie_error(&types, kind));
+            }
+            if let (Some(e), Some(ty)) = (ends.get_mut(depth), types.get_mut(depth)) {
+                *e = value_end;
+                *ty = t;
+            }
+            depth += 1;
+            pos = value_start;
+        } else {
+            pos = value_end;
+        }
+    }
+}
+
+/// Deepest nesting [`check_framing`] follows whatever the configured limit.
+const MAX_STACK: usize = 64;
+
+/// The iterator-based framing check [`check_framing`] replaced; the oracle for its errors.
+#[cfg(test)]
+fn check_framing_iter(
+    body: &[u8],
+    offset: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
     // One iterator per open grouped level. The depth limit bounds the stack; MAX_STACK bounds
     // it again should a caller configure an absurd depth.
-    const MAX_STACK: usize = 64;
     let max_depth = limits.max_depth.min(MAX_STACK);
     let mut stack: [Option<IeIter<'_>>; MAX_STACK] = [const { None }; MAX_STACK];
     let mut depth = 1usize;
@@ -345,9 +448,7 @@ pub fn check_framing(body: &[u8], offset: usize, limits: DecodeLimits) -> Result
                 }
                 if ie.ie_type.is_grouped() && !ie.value.is_empty() {
                     if depth >= max_depth {
-                        return Err(ie.error(DecodeErrorKind::DepthExceeded {
-                            limit: max_depth,
-                        }));
+                        return Err(ie.error(DecodeErrorKind::DepthExceeded { limit: max_depth }));
                     }
                     if let Some(slot) = stack.get_mut(depth) {
                         *slot = Some(ie.children());
@@ -391,7 +492,13 @@ mod tests {
         let e = it.next().unwrap().unwrap_err();
         assert_eq!(e.offset, 21);
         assert_eq!(e.path.innermost(), Some(IeType(96)));
-        assert!(matches!(e.kind, DecodeErrorKind::IeOverrun { length: 9, available: 1 }));
+        assert!(matches!(
+            e.kind,
+            DecodeErrorKind::IeOverrun {
+                length: 9,
+                available: 1
+            }
+        ));
         assert!(it.next().is_none());
     }
 
@@ -406,8 +513,71 @@ mod tests {
             b.extend_from_slice(&(len as u16).to_be_bytes());
         }
         let e = check_framing(&b, 0, DecodeLimits::DEFAULT).unwrap_err();
-        assert!(matches!(e.kind, DecodeErrorKind::DepthExceeded { limit: 16 }));
+        assert!(matches!(
+            e.kind,
+            DecodeErrorKind::DepthExceeded { limit: 16 }
+        ));
         assert_eq!(e.path.depth(), 16);
+    }
+
+    /// `check_framing` gives exactly what the iterator-based check gives (count, or error kind,
+    /// offset and path), on valid bodies and on every truncation and many one-octet mutations.
+    #[test]
+    fn check_framing_agrees_with_iterator() {
+        let seeds: [&[u8]; 4] = [
+            // Digest 4.14 Session Establishment Request body (Create PDR with PDI, Create FAR).
+            &[
+                0x00, 0x3c, 0x00, 0x05, 0x00, 0xc0, 0x00, 0x02, 0x0a, 0x00, 0x39, 0x00, 0x0d, 0x02,
+                0, 0, 0, 0, 0, 0, 0, 1, 0xc0, 0x00, 0x02, 0x0a, 0x00, 0x01, 0x00, 0x1f, 0x00, 0x38,
+                0x00, 0x02, 0x00, 0x01, 0x00, 0x1d, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, 0x00, 0x02,
+                0x00, 0x05, 0x00, 0x14, 0x00, 0x01, 0x00, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00,
+                0x01, 0x00, 0x03, 0x00, 0x0d, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00,
+                0x2c, 0x00, 0x01, 0x02,
+            ],
+            // OCI then LCI (digest 1.6).
+            &[
+                0x00, 0x36, 0x00, 0x17, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x35,
+                0x00, 0x01, 0x1e, 0x00, 0x37, 0x00, 0x01, 0x22, 0x00, 0x6e, 0x00, 0x01, 0x01, 0x00,
+                0x33, 0x00, 0x0d, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x07, 0x00, 0x35, 0x00,
+                0x01, 0x37,
+            ],
+            // Vendor IE, empty grouped IE, zero-length IE, nested empty group at the end.
+            &[
+                0x80, 0x01, 0x00, 0x04, 0x48, 0xf9, 0xaa, 0xbb, 0x00, 0x01, 0x00, 0x00, 0x00, 0x13,
+                0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x02, 0x00, 0x04, 0x00, 0x03, 0x00, 0x00,
+            ],
+            &[],
+        ];
+        let limits = [
+            DecodeLimits::DEFAULT,
+            DecodeLimits::new(2, 4096),
+            DecodeLimits::new(1, 5),
+            DecodeLimits::new(0, 0),
+            DecodeLimits::new(3, 3),
+            DecodeLimits::new(100, 100),
+        ];
+        let check = |b: &[u8]| {
+            for l in limits {
+                let got = check_framing(b, 7, l);
+                assert_eq!(got, check_framing_iter(b, 7, l), "{b:02x?} {l:?}");
+            }
+        };
+        for seed in seeds {
+            for n in 0..=seed.len() {
+                check(&seed[..n]);
+            }
+            for i in 0..seed.len() {
+                let near = [seed[i] ^ 1, seed[i].wrapping_add(1)];
+                for v in [0x00, 0x01, 0x02, 0x04, 0x36, 0x80, 0xff]
+                    .into_iter()
+                    .chain(near)
+                {
+                    let mut b = seed.to_vec();
+                    b[i] = v;
+                    check(&b);
+                }
+            }
+        }
     }
 
     #[test]
@@ -415,7 +585,9 @@ mod tests {
         let b = [0u8, 200, 0, 0].repeat(10);
         assert_eq!(check_framing(&b, 0, DecodeLimits::new(4, 10)).unwrap(), 10);
         assert!(matches!(
-            check_framing(&b, 0, DecodeLimits::new(4, 9)).unwrap_err().kind,
+            check_framing(&b, 0, DecodeLimits::new(4, 9))
+                .unwrap_err()
+                .kind,
             DecodeErrorKind::TooManyIes { limit: 9 }
         ));
     }

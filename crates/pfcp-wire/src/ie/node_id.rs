@@ -18,12 +18,34 @@ pub const FQDN_MAX_WIRE_LEN: usize = 254;
 
 /// A validated FQDN, zero-copy: either the wire form (length-prefixed labels) as received, or
 /// a dotted name given by the caller for encoding.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Equality and hashing compare the labels, octet for octet, whichever form each side is in:
+/// a name built with [`Fqdn::from_dotted`] equals the same name decoded from the wire (a Node
+/// ID keys association and overload state, so this matters).
+#[derive(Clone, Copy)]
 pub struct Fqdn<'a> {
     repr: FqdnRepr<'a>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+impl PartialEq for Fqdn<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.wire_len() == other.wire_len() && self.labels().eq(other.labels())
+    }
+}
+
+impl Eq for Fqdn<'_> {}
+
+impl core::hash::Hash for Fqdn<'_> {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        // The wire form, whatever the representation (consistent with `eq`).
+        for label in self.labels() {
+            state.write_u8(label.len() as u8);
+            state.write(label);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
 enum FqdnRepr<'a> {
     Wire(&'a [u8]),
     Dotted(&'a str),
@@ -129,7 +151,9 @@ impl<'a> Fqdn<'a> {
             rest = tail.get(usize::from(len)..).unwrap_or_default();
             Some(label)
         });
-        let from_dotted = dotted.into_iter().flat_map(|d| d.split('.').map(str::as_bytes));
+        let from_dotted = dotted
+            .into_iter()
+            .flat_map(|d| d.split('.').map(str::as_bytes));
         from_wire.chain(from_dotted)
     }
 
@@ -227,7 +251,10 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
         };
         match t & 0x0F {
             0 => {
-                let a: [u8; 4] = addr.get(..4).and_then(|s| s.try_into().ok()).ok_or(short(5))?;
+                let a: [u8; 4] = addr
+                    .get(..4)
+                    .and_then(|s| s.try_into().ok())
+                    .ok_or(short(5))?;
                 Ok(NodeId::Ipv4(Ipv4Addr::from(a)))
             }
             1 => {
@@ -298,13 +325,44 @@ mod tests {
     #[test]
     fn ipv4() {
         let b = [0x00, 0x3c, 0x00, 0x05, 0x00, 0xc0, 0x00, 0x02, 0x01];
-        assert_eq!(decode(&b).unwrap(), NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)));
+        assert_eq!(
+            decode(&b).unwrap(),
+            NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1))
+        );
         assert!(decode(&[0x00, 0x3c, 0x00, 0x04, 0x00, 0xc0, 0x00, 0x02]).is_err());
     }
 
     #[test]
+    fn dotted_and_wire_forms_compare_equal() {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        fn hash(f: &Fqdn<'_>) -> u64 {
+            let mut h = DefaultHasher::new();
+            f.hash(&mut h);
+            h.finish()
+        }
+        let dotted = Fqdn::from_dotted("upf1.example.net").unwrap();
+        let wire = Fqdn::from_wire(&FQDN_IE[5..]).unwrap();
+        assert_eq!(dotted, wire);
+        assert_eq!(hash(&dotted), hash(&wire));
+        assert_eq!(NodeId::Fqdn(dotted), decode(&FQDN_IE).unwrap());
+        // Same octets, other label boundaries: different names.
+        assert_ne!(
+            Fqdn::from_dotted("ab.c").unwrap(),
+            Fqdn::from_dotted("a.bc").unwrap()
+        );
+        assert_ne!(
+            Fqdn::from_wire(&[2, b'a', b'b', 1, b'c']).unwrap(),
+            Fqdn::from_wire(&[1, b'a', 2, b'b', b'c']).unwrap()
+        );
+    }
+
+    #[test]
     fn bad_fqdns() {
-        assert_eq!(Fqdn::from_wire(&[3, b'a', b'b', b'c', 0]), Err(FqdnError::EmptyLabel));
+        assert_eq!(
+            Fqdn::from_wire(&[3, b'a', b'b', b'c', 0]),
+            Err(FqdnError::EmptyLabel)
+        );
         assert_eq!(Fqdn::from_wire(&[9, b'a']), Err(FqdnError::LabelOverrun));
         let mut long = vec![64u8];
         long.extend([b'a'; 64]);

@@ -29,7 +29,11 @@ fn fixed<'a, const N: usize>(ie: &RawIe<'a>) -> Result<[u8; N], DecodeError> {
 /// Sequence Number IE (type 52): the 32-bit counter that orders OCIs and LCIs of one sender.
 /// Distinct from the 24-bit header [`crate::SequenceNumber`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct ControlSequenceNumber(pub u32);
 
 impl<'a> TypedIe<'a> for ControlSequenceNumber {
@@ -54,7 +58,11 @@ impl IeBody for ControlSequenceNumber {
 /// Clause 8.2.34: values above 100 "shall be considered as 0". The raw octet is kept (so a
 /// message re-encodes byte-exact) and [`Metric::percent`] applies the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct Metric(u8);
 
 impl Metric {
@@ -113,7 +121,11 @@ impl IeBody for Metric {
 /// OCI Flags IE (type 110): bit 1 = AOCI, "associate OCI with Node ID". Spare bits are kept
 /// as received; extension octets are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct OciFlags(pub u8);
 
 impl OciFlags {
@@ -208,7 +220,11 @@ impl Encode for OverloadControlInformation {
     }
 
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(out, IeType::OVERLOAD_CONTROL_INFORMATION, self.encoded_len() - 4)?;
+        put_ie_header(
+            out,
+            IeType::OVERLOAD_CONTROL_INFORMATION,
+            self.encoded_len() - 4,
+        )?;
         self.sequence_number.encode(out)?;
         self.metric.encode(out)?;
         self.period_of_validity.encode(out)?;
@@ -245,7 +261,11 @@ impl Encode for LoadControlInformation {
     }
 
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(out, IeType::LOAD_CONTROL_INFORMATION, self.encoded_len() - 4)?;
+        put_ie_header(
+            out,
+            IeType::LOAD_CONTROL_INFORMATION,
+            self.encoded_len() - 4,
+        )?;
         self.sequence_number.encode(out)?;
         self.metric.encode(out)
     }
@@ -319,9 +339,7 @@ mod tests {
     #[test]
     fn short_sequence_number_is_an_error() {
         let b = [0x00, 0x33, 0x00, 0x07, 0x00, 0x34, 0x00, 0x03, 0, 0, 7];
-        let e = first(&b)
-            .decode_as::<LoadControlInformation>()
-            .unwrap_err();
+        let e = first(&b).decode_as::<LoadControlInformation>().unwrap_err();
         assert_eq!(
             e.kind,
             DecodeErrorKind::IeTooShort {

@@ -9,14 +9,12 @@ use crate::ie::{IeType, RawIe, TypedIe};
 
 fn first_n<const N: usize>(ie: &RawIe<'_>) -> Result<[u8; N], DecodeError> {
     let v = ie.value();
-    v.get(..N)
-        .and_then(|s| s.try_into().ok())
-        .ok_or_else(|| {
-            ie.error(DecodeErrorKind::IeTooShort {
-                needed: N,
-                length: v.len(),
-            })
+    v.get(..N).and_then(|s| s.try_into().ok()).ok_or_else(|| {
+        ie.error(DecodeErrorKind::IeTooShort {
+            needed: N,
+            length: v.len(),
         })
+    })
 }
 
 /// Seconds between the NTP epoch (1900-01-01) and the Unix epoch (1970-01-01).
@@ -28,7 +26,11 @@ pub const NTP_UNIX_OFFSET: u64 = 2_208_988_800;
 /// Compare for *equality* to detect restarts, never by order (the field wraps in 2036).
 /// Extension octets after the first four are ignored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct RecoveryTimeStamp(pub u32);
 
 impl RecoveryTimeStamp {
@@ -74,7 +76,11 @@ impl IeBody for RecoveryTimeStamp {
 
 /// Offending IE: the type of the missing or faulty IE a rejection is about (causes 66-69).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct OffendingIe(pub IeType);
 
 impl<'a> TypedIe<'a> for OffendingIe {

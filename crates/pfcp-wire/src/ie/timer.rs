@@ -78,7 +78,11 @@ impl TimerUnit {
 ///
 /// Extension octets after the first (a later release) are ignored on decode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(transparent)
+)]
 pub struct Timer(pub u8);
 
 /// The largest finite timer: 31 x 10 hours = 310 hours.
@@ -208,7 +212,10 @@ mod tests {
         assert_eq!(Timer(0x22).duration(), Some(Duration::from_secs(120)));
         assert_eq!(Timer(0x05).duration(), Some(Duration::from_secs(10)));
         assert_eq!(Timer(0x7f).duration(), Some(Duration::from_secs(31 * 3600)));
-        assert_eq!(Timer(0x8c).duration(), Some(Duration::from_secs(120 * 3600)));
+        assert_eq!(
+            Timer(0x8c).duration(),
+            Some(Duration::from_secs(120 * 3600))
+        );
         assert_eq!(Timer(0xe0).duration(), None);
         assert_eq!(Timer(0xa3).duration(), Some(Duration::from_secs(180)));
         assert_eq!(Timer(0xc3).duration(), Some(Duration::from_secs(180)));
@@ -219,18 +226,33 @@ mod tests {
     #[test]
     fn from_duration_picks_exact_or_rounds_up() {
         assert_eq!(Timer::from_duration(Duration::ZERO), Some(Timer(0x00)));
-        assert_eq!(Timer::from_duration(Duration::from_secs(10)), Some(Timer(0x05)));
-        assert_eq!(Timer::from_duration(Duration::from_secs(120)), Some(Timer(0x22)));
+        assert_eq!(
+            Timer::from_duration(Duration::from_secs(10)),
+            Some(Timer(0x05))
+        );
+        assert_eq!(
+            Timer::from_duration(Duration::from_secs(120)),
+            Some(Timer(0x22))
+        );
         // 1 s is not representable: 2 s.
-        assert_eq!(Timer::from_duration(Duration::from_secs(1)), Some(Timer(0x01)));
+        assert_eq!(
+            Timer::from_duration(Duration::from_secs(1)),
+            Some(Timer(0x01))
+        );
         // 62 s is 31 x 2 s; 63 s would need 32 x 2 s, so 2 min is the next value above.
-        assert_eq!(Timer::from_duration(Duration::from_secs(62)), Some(Timer(0x1f)));
+        assert_eq!(
+            Timer::from_duration(Duration::from_secs(62)),
+            Some(Timer(0x1f))
+        );
         assert_eq!(
             Timer::from_duration(Duration::from_secs(63)).and_then(Timer::duration),
             Some(Duration::from_secs(120))
         );
         assert_eq!(Timer::from_duration(TIMER_MAX_FINITE), Some(Timer(0x9f)));
-        assert_eq!(Timer::from_duration(TIMER_MAX_FINITE + Duration::from_secs(1)), None);
+        assert_eq!(
+            Timer::from_duration(TIMER_MAX_FINITE + Duration::from_secs(1)),
+            None
+        );
     }
 
     #[test]
