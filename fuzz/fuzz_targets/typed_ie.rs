@@ -1,0 +1,4 @@
+//! `cargo fuzz run typed_ie`: see `fuzz/src/harness.rs` for what is checked.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pfcp_fuzz::typed_ie(data));
