@@ -118,7 +118,13 @@ fn ci() -> Result<(), String> {
     run(
         &root,
         "cargo",
-        &["doc", "--workspace", "--no-deps", "--all-features", "--locked"],
+        &[
+            "doc",
+            "--workspace",
+            "--no-deps",
+            "--all-features",
+            "--locked",
+        ],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     for lib in LIBRARIES {
@@ -161,12 +167,7 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !have_cargo_fuzz {
-        run(
-            &root,
-            "cargo",
-            &["install", "cargo-fuzz", "--locked"],
-            &[],
-        )?;
+        run(&root, "cargo", &["install", "cargo-fuzz", "--locked"], &[])?;
     }
     let targets: Vec<String> = match target {
         Some(t) => vec![t],
@@ -203,7 +204,12 @@ fn fuzz(args: &[String]) -> Result<(), String> {
         if seeds.exists() {
             cmd_args.push(seeds_s.as_str());
         }
-        cmd_args.extend(["--", max_time.as_str(), "-max_len=4096", "-rss_limit_mb=2048"]);
+        cmd_args.extend([
+            "--",
+            max_time.as_str(),
+            "-max_len=4096",
+            "-rss_limit_mb=2048",
+        ]);
         run(&root, "cargo", &cmd_args, &bootstrap)?;
     }
     Ok(())
