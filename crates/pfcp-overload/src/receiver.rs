@@ -170,7 +170,11 @@ struct Entry {
 #[derive(Debug, Clone)]
 pub struct OverloadTable {
     config: OverloadConfig,
-    entries: HashMap<Scope, Entry>,
+    /// Entity-scoped entries, by PFCP entity address.
+    entities: HashMap<IpAddr, Entry>,
+    /// Node-scoped entries, by Node ID: a map of its own so that [`OverloadTable::reduction`]
+    /// looks a node up by `&NodeKey`, without building (for an FQDN, allocating) a `Scope`.
+    nodes: HashMap<NodeKey, Entry>,
     deadlines: BTreeSet<(Instant, Scope)>,
     events: VecDeque<OverloadEvent>,
     events_dropped: u64,
@@ -187,7 +191,8 @@ impl OverloadTable {
     pub fn new(config: OverloadConfig) -> Self {
         OverloadTable {
             config,
-            entries: HashMap::new(),
+            entities: HashMap::new(),
+            nodes: HashMap::new(),
             deadlines: BTreeSet::new(),
             events: VecDeque::new(),
             events_dropped: 0,
@@ -237,7 +242,7 @@ impl OverloadTable {
     ) -> OciOutcome {
         let scope = origin.scope(oci.aoci());
         let seq = oci.sequence_number.0;
-        if let Some(stored) = self.entries.get(&scope) {
+        if let Some(stored) = self.entry(&scope) {
             let valid = stored.expires.is_none_or(|t| t > now);
             if valid {
                 match compare(stored.seq, seq, self.config.wrap_window) {
@@ -260,15 +265,18 @@ impl OverloadTable {
             .duration()
             .map(|d| now.checked_add(d).unwrap_or(now));
         let metric = effective(oci.metric);
-        let full = self.entries.len() >= self.config.max_entries;
-        if full && !self.entries.contains_key(&scope) && !self.evict_one() {
+        let lapsed = expires.is_some_and(|t| t <= now);
+        let full = self.len() >= self.config.max_entries;
+        // An OCI already expired on arrival is removed again below before this call returns:
+        // it needs no room, so it must not evict a live entry.
+        if full && !lapsed && self.entry(&scope).is_none() && !self.evict_one() {
             return self.ignore(Some(scope), IgnoreReason::TableFull);
         }
         self.remove_deadline(&scope);
         if let Some(t) = expires {
             self.deadlines.insert((t, scope.clone()));
         }
-        self.entries.insert(
+        self.insert_entry(
             scope.clone(),
             Entry {
                 seq,
@@ -285,7 +293,7 @@ impl OverloadTable {
         self.push_event(OverloadEvent::Oci(outcome.clone()));
         // A stopped timer (or any zero duration) is already expired: apply it (it replaces the
         // older state) and let it lapse at once.
-        if expires.is_some_and(|t| t <= now) {
+        if lapsed {
             self.handle_timeout(now);
         }
         outcome
@@ -295,47 +303,48 @@ impl OverloadTable {
     /// PFCP entity `entity` (if known) of the UP function `node`: the larger of the entity's
     /// and the node's current overload metric, 0 where none is valid at `now`.
     pub fn reduction(&self, entity: Option<IpAddr>, node: &NodeKey, now: Instant) -> u8 {
-        let at = |scope: &Scope| {
-            self.entries
-                .get(scope)
-                .filter(|e| e.expires.is_none_or(|t| t > now))
+        let at = |e: Option<&Entry>| {
+            e.filter(|e| e.expires.is_none_or(|t| t > now))
                 .map_or(0, |e| e.metric)
         };
-        let node_metric = at(&Scope::Node(node.clone()));
-        let entity_metric = entity.map_or(0, |ip| at(&Scope::Entity(ip)));
+        let node_metric = at(self.nodes.get(node));
+        let entity_metric = at(entity.and_then(|ip| self.entities.get(&ip)));
         node_metric.max(entity_metric)
     }
 
     /// The stored state of one scope: (sequence number, metric, expiry), if any.
     pub fn get(&self, scope: &Scope) -> Option<(u32, u8, Option<Instant>)> {
-        self.entries
-            .get(scope)
-            .map(|e| (e.seq, e.metric, e.expires))
+        self.entry(scope).map(|e| (e.seq, e.metric, e.expires))
     }
 
     /// Number of scopes tracked.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entities.len() + self.nodes.len()
     }
 
     /// Whether no scope is tracked.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entities.is_empty() && self.nodes.is_empty()
     }
 
     /// Forget everything learned from UP function `node` and its PFCP entities: call it when
     /// the peer restarted (changed Recovery Time Stamp), re-associated, released the
     /// association or failed its heartbeats. Afterwards any sequence number is accepted.
     pub fn reset_peer(&mut self, node: &NodeKey) {
-        let gone: Vec<Scope> = self
-            .entries
+        let entities = self
+            .entities
             .iter()
             .filter(|(_, e)| &e.node == node)
-            .map(|(s, _)| s.clone())
-            .collect();
+            .map(|(ip, _)| Scope::Entity(*ip));
+        let nodes = self
+            .nodes
+            .iter()
+            .filter(|(_, e)| &e.node == node)
+            .map(|(n, _)| Scope::Node(n.clone()));
+        let gone: Vec<Scope> = entities.chain(nodes).collect();
         for s in gone {
             self.remove_deadline(&s);
-            self.entries.remove(&s);
+            self.remove_entry(&s);
         }
         self.push_event(OverloadEvent::Reset(node.clone()));
     }
@@ -352,7 +361,7 @@ impl OverloadTable {
                 break;
             }
             if let Some((_, scope)) = self.deadlines.pop_first() {
-                self.entries.remove(&scope);
+                self.remove_entry(&scope);
                 self.push_event(OverloadEvent::Expired(scope));
             }
         }
@@ -386,10 +395,31 @@ impl OverloadTable {
         self.events.push_back(e);
     }
 
+    fn entry(&self, scope: &Scope) -> Option<&Entry> {
+        match scope {
+            Scope::Entity(ip) => self.entities.get(ip),
+            Scope::Node(n) => self.nodes.get(n),
+        }
+    }
+
+    fn insert_entry(&mut self, scope: Scope, entry: Entry) {
+        match scope {
+            Scope::Entity(ip) => self.entities.insert(ip, entry),
+            Scope::Node(n) => self.nodes.insert(n, entry),
+        };
+    }
+
+    fn remove_entry(&mut self, scope: &Scope) -> Option<Entry> {
+        match scope {
+            Scope::Entity(ip) => self.entities.remove(ip),
+            Scope::Node(n) => self.nodes.remove(n),
+        }
+    }
+
     fn remove_deadline(&mut self, scope: &Scope) {
         if let Some(Entry {
             expires: Some(t), ..
-        }) = self.entries.get(scope)
+        }) = self.entry(scope)
         {
             self.deadlines.remove(&(*t, scope.clone()));
         }
@@ -398,7 +428,7 @@ impl OverloadTable {
     fn evict_one(&mut self) -> bool {
         match self.deadlines.pop_first() {
             Some((_, scope)) => {
-                self.entries.remove(&scope);
+                self.remove_entry(&scope);
                 self.push_event(OverloadEvent::Evicted(scope));
                 true
             }

@@ -107,7 +107,8 @@ pub struct ReporterConfig {
     pub dwell: usize,
     /// Period of Validity advertised. Default 30 s.
     pub validity: Duration,
-    /// How long before expiry the validity is refreshed while overloaded. Default 5 s.
+    /// How long before expiry the validity is refreshed while overloaded. Default 5 s. If it
+    /// is not below `validity`, the refresh comes halfway through the validity.
     pub refresh_before: Duration,
     /// Sequence number allocation. Default a counter from 1.
     pub sequence: SequenceMode,
@@ -348,7 +349,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let wanted = self.wanted_metric(m, applied);
         let changed = self.publish_rule(wanted, now);
         self.history.push_front(self.published);
-        self.history.truncate(self.config.feedback_delay + 1);
+        // Saturating: `feedback_delay` is a public field with no upper bound (fuzz-found).
+        self.history
+            .truncate(self.config.feedback_delay.saturating_add(1));
         changed
     }
 
@@ -371,9 +374,10 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
 
     fn publish_rule(&mut self, wanted: u8, now: Instant) -> Option<u8> {
         let step = self.config.step.max(1);
-        // Round to the nearest multiple of the step, within the maximum.
+        // Round to the nearest multiple of the step, within the maximum (never above 100: a
+        // metric above 100 reads as 0 at the receiver, clause 8.2.34).
         let q = ((u16::from(wanted) + u16::from(step) / 2) / u16::from(step) * u16::from(step))
-            .min(u16::from(self.config.max_metric / step * step)) as u8;
+            .min(u16::from(self.config.max_metric.min(100) / step * step)) as u8;
         if q > self.published {
             self.lower_wishes.clear();
             return Some(self.publish(q, now));
@@ -451,7 +455,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
         let rejected_establishment = message_type == MessageType::SESSION_ESTABLISHMENT_RESPONSE
             && cause.is_some_and(|c| c.is_acceptance() == Some(false));
-        let aoci = self.config.node_scoped || rejected_establishment;
+        let mut aoci = self.config.node_scoped || rejected_establishment;
         let seq = self.seq;
         let metric = self.published;
         let policy = self.config.inclusion;
@@ -462,6 +466,17 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
         if metric == 0 && !peer_state.told_nonzero {
             return None;
+        }
+        // The peer's node scope (AOCI=1, e.g. from a rejected establishment) holds an older
+        // number while its entity scope is current: send the current OCI node-scoped (AOCI may
+        // be set on any message, 8.2.76). Otherwise a lowered metric or the end of the overload
+        // never reaches the node scope and the CP, which applies the larger of the two, keeps
+        // the old reduction until its validity runs out.
+        if !aoci
+            && peer_state.told_entity == Some(seq)
+            && peer_state.told_node.is_some_and(|s| s != seq)
+        {
+            aoci = true;
         }
         let told = if aoci {
             &mut peer_state.told_node
@@ -494,11 +509,20 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return None;
         }
         let at = self.published_at?;
-        let lead = self
-            .config
-            .validity
-            .saturating_sub(self.config.refresh_before);
-        Some(at + lead)
+        let validity = self.config.validity;
+        let mut lead = validity.saturating_sub(self.config.refresh_before);
+        // With `refresh_before >= validity` the lead would be zero: the timer would be due
+        // again right after every refresh, a busy loop that bumps the sequence number
+        // (fuzz-found). Refresh halfway through the validity instead; a validity too short to
+        // halve (a stopped timer) is never refreshed.
+        if lead.is_zero() {
+            lead = validity / 2;
+            if lead.is_zero() {
+                return None;
+            }
+        }
+        // A refresh beyond the representable instants (a huge validity) never comes.
+        at.checked_add(lead)
     }
 
     /// Refresh the validity if due: same metric, new sequence number (6.2.4.3.2: extending

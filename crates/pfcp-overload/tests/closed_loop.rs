@@ -10,7 +10,9 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
-use pfcp_overload::{Measurement, NodeKey, OciOrigin, OverloadReporter, OverloadTable, ReporterConfig};
+use pfcp_overload::{
+    Measurement, NodeKey, OciOrigin, OverloadReporter, OverloadTable, ReporterConfig,
+};
 use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::{Cause, Header, Message, MessageType, SequenceNumber};
 
@@ -113,7 +115,9 @@ impl Loop {
     /// inclusion policy gives, encoded and decoded for real.
     fn deliver_response(&mut self, i: usize) {
         let msg_type = MessageType::SESSION_MODIFICATION_RESPONSE;
-        let oci = self.up.oci_for(&i, msg_type, Some(Cause::REQUEST_ACCEPTED), self.now);
+        let oci = self
+            .up
+            .oci_for(&i, msg_type, Some(Cause::REQUEST_ACCEPTED), self.now);
         self.seq = self.seq.wrapping_add(1);
         let header = Header::new(msg_type)
             .with_seid(i as u64 + 1)
@@ -125,7 +129,9 @@ impl Loop {
         b.encode_into(&mut buf).unwrap();
         let msg = Message::decode(&buf).unwrap();
         let origin = OciOrigin::new(self.upf.clone(), Some(self.entity));
-        self.senders[i].table.handle_message(&origin, &msg, self.now);
+        self.senders[i]
+            .table
+            .handle_message(&origin, &msg, self.now);
     }
 }
 
