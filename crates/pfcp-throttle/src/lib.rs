@@ -14,6 +14,38 @@
 //!   scheme), answers never throttled.
 //! * [`routing`]: alternate routing across route groups of weighted peers when a peer's
 //!   throttles refuse a request (TS 29.244 6.2.4.4 "redirected").
+//!
+//! ## Example: classify, then throttle towards an overloaded UP function
+//!
+//! ```
+//! use pfcp_throttle::classify::Procedure;
+//! use pfcp_throttle::{Classifier, LossThrottle, RequestContext};
+//!
+//! let classifier = Classifier::default();
+//! // The UP advertised a 40 % Overload Reduction Metric (e.g. via pfcp-overload).
+//! let mut to_upf1 = LossThrottle::default();
+//! to_upf1.set_reduction(40);
+//!
+//! let (mut sent_new, mut sent_emergency) = (0, 0);
+//! for i in 0..1000 {
+//!     // 90 % new sessions at ARP 9, 10 % emergency sessions.
+//!     let emergency = i % 10 == 0;
+//!     let ctx = RequestContext {
+//!         procedure: Some(Procedure::SessionEstablishment),
+//!         emergency,
+//!         arp_levels: &[9],
+//!         ..RequestContext::default()
+//!     };
+//!     let class = classifier.classify(&ctx).class;
+//!     if to_upf1.decide(class).is_send() {
+//!         if emergency { sent_emergency += 1 } else { sent_new += 1 }
+//!     }
+//!     // A throttled request is redirected (see `routing`) or failed locally as though the
+//!     // UP had rejected it: no message is sent (6.2.4.4).
+//! }
+//! assert_eq!(sent_emergency, 100); // exempt: the rest covers the 40 %
+//! assert!((500..=501).contains(&sent_new)); // 400 of the 900 others shed
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
