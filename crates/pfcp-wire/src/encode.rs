@@ -274,6 +274,14 @@ impl<'s, S: Sink + ?Sized> MessageWriter<'s, S> {
         GroupWriter::begin(self.out, ie_type)
     }
 
+    /// Append IEs that are already encoded (complete TLVs, e.g. a message body kept from
+    /// earlier). The caller vouches for their framing; [`crate::Message::decode`] of the
+    /// result checks it.
+    pub fn raw_ies(&mut self, ies: &[u8]) -> Result<&mut Self, EncodeError> {
+        self.out.put(ies)?;
+        Ok(self)
+    }
+
     /// Patch the Message Length; returns the octets the message occupies.
     pub fn finish(self) -> Result<usize, EncodeError> {
         let total = self.out.position() - self.start;

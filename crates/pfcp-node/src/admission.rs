@@ -1,0 +1,954 @@
+//! UP function self-protection (sans-IO): a bounded priority queue for incoming requests, a
+//! service model, the measurements that drive the Overload and Load Control Information the
+//! UP function advertises, and the cause-74 rejections it answers with (TS 29.244 clauses
+//! 6.2.3, 6.2.4, 7.2.2.4, 7.2.3.2; digest sections 6.3 and 8).
+//!
+//! [`UpAdmission`] never reads the clock and does no I/O: every call that depends on time
+//! takes `now`, and timers are exposed quinn-style through [`UpAdmission::poll_timeout`] and
+//! [`UpAdmission::handle_timeout`].
+//!
+//! ## What is admitted
+//!
+//! Only requests of a procedure that may be throttled ([`Procedure::is_throttled`]) go through
+//! the queue: Session Establishment, Modification and Deletion Requests, Session Set
+//! requests, PFD Management Requests. **Heartbeat and Association requests are never queued
+//! nor refused**: [`UpAdmission::offer`] hands them back as [`Admit::Bypass`] and the endpoint
+//! answers them at once (a Heartbeat Request must be answered even when overloaded, clause
+//! 6.2.2.2; refusing Association management would turn overload into a peer failure).
+//! Responses (e.g. the Session Report Response answering the UP function's own request) and
+//! unknown message types are bypassed too: only requests are admitted, and the endpoint
+//! discards unknown types (clause 7.6.1) before this module sees them.
+//!
+//! ## Queue and priority
+//!
+//! Requests wait in one FIFO per message priority (0 highest, clause 7.2.2.4.1); a request
+//! without MP gets the configured default ([`Classifier::received_request`], default 8). The
+//! queue holds at most [`AdmissionConfig::queue_capacity`] requests. When it is full, the
+//! *lowest* priority is refused first: a newcomer of a higher priority than the lowest queued
+//! request evicts the newest request of that lowest priority (the one that would have been
+//! served last), which is handed back in [`Admit::Queued`]`.evicted` to be rejected; otherwise
+//! the newcomer is rejected ([`Admit::Rejected`]). Both answers carry cause 74, "PFCP entity
+//! in congestion": rejecting with a response rather than silence avoids retransmissions
+//! (digest 6.3). With [`AdmissionConfig::max_wait`], requests that waited longer are taken
+//! out and handed to [`UpAdmission::poll_expired`] (their CP has retransmitted or given up).
+//!
+//! ## Service
+//!
+//! * Emulators and tests set [`AdmissionConfig::service_rate`] (requests per second): a
+//!   deadline scheduler serves one request per `1 / service_rate`
+//!   (`next_free = max(arrival, next_free) + 1 / service_rate`, in virtual time, so a caller
+//!   that polls coarsely still gets the full rate). [`UpAdmission::poll_ready`] dequeues the
+//!   highest-priority request when service is available; [`UpAdmission::poll_timeout`] says
+//!   when to call again.
+//! * A real UP function dequeues on its own with [`UpAdmission::pop`] when a worker is free
+//!   and calls [`UpAdmission::served`] when the request has been processed. (Without a service
+//!   rate, `poll_ready` dequeues at once and counts the request as served.)
+//!
+//! ## Measurement and reporting
+//!
+//! Every control interval ([`ReporterConfig::interval`], default 100 ms) the requests that
+//! *arrived* (offered to admission, refused ones included), were *served*, and the *backlog*
+//! left in the queue are fed to an [`OverloadReporter`] (the Overload Reduction Metric), and
+//! the utilisation (served over the capacity of one interval, smoothed) to a
+//! [`LoadReporter`] (the Load Metric). The capacity is the service rate if set, otherwise
+//! [`ReporterConfig::capacity`] or the reporter's learned estimate. Intervals are closed by
+//! whichever call first sees that one has ended, so the counts are exact to the interval even
+//! if [`UpAdmission::handle_timeout`] runs late.
+//!
+//! [`UpAdmission::oci_for`] and [`UpAdmission::lci_for`] delegate to the reporters: the
+//! endpoint piggybacks their answer on Session Establishment/Modification/Deletion Responses
+//! (51, 53, 55) and Session Report Requests (56). For a rejected Session Establishment
+//! Response the OCI carries AOCI (clause 8.2.76; the reporter sets it).
+//! [`UpAdmission::build_rejection`] encodes the cause-74 response.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::net::{Ipv4Addr, SocketAddr};
+//! use std::time::Instant;
+//! use bytes::Bytes;
+//! use pfcp_node::admission::{AdmissionConfig, Admit, UpAdmission};
+//! use pfcp_overload::NodeKey;
+//! use pfcp_wire::encode::MessageBuilder;
+//! use pfcp_wire::{Cause, Header, Message, MessagePriority, MessageType, SequenceNumber};
+//!
+//! /// A Session Modification Request with MP=1 (clause 7.2.2).
+//! fn modification(seq: u32, priority: u8) -> Bytes {
+//!     let header = Header::new(MessageType::SESSION_MODIFICATION_REQUEST)
+//!         .with_seid(7)
+//!         .with_sequence(SequenceNumber::new(seq).unwrap())
+//!         .with_priority(MessagePriority::new(priority).unwrap());
+//!     let b = MessageBuilder::new(header);
+//!     let mut buf = vec![0; b.encoded_len()];
+//!     b.encode_into(&mut buf).unwrap();
+//!     Bytes::from(buf)
+//! }
+//!
+//! let now = Instant::now();
+//! let me = NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into());
+//! // Room for one waiting request, served at 1000 requests per second.
+//! let config = AdmissionConfig::new(me)
+//!     .with_queue_capacity(1)
+//!     .with_service_rate(Some(1000.0));
+//! let mut up = UpAdmission::new(config, now)?;
+//! let smf: SocketAddr = "192.0.2.10:8805".parse()?;
+//! let low = up.request_from(smf, modification(1, 9), None)?;
+//! let high = up.request_from(smf, modification(2, 1), None)?;
+//! assert_eq!(up.offer(low, now), Admit::Queued { evicted: None });
+//! // Full: the higher-priority request evicts the lower one, answered with cause 74.
+//! let Admit::Queued { evicted: Some(evicted) } = up.offer(high, now) else {
+//!     panic!("expected an eviction");
+//! };
+//! let rejection = up.build_rejection(&evicted, None, None)?;
+//! let msg = Message::decode(&rejection)?;
+//! assert_eq!(msg.message_type(), MessageType::SESSION_MODIFICATION_RESPONSE);
+//! assert_eq!(msg.header().sequence.value(), 1);
+//! assert_eq!(msg.cause()?, Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+//! // The service model hands out the survivor.
+//! assert_eq!(up.poll_ready(now).map(|r| r.sequence.value()), Some(2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Peer key
+//!
+//! The reporters key their per-peer state ([`PeerKey`]) by the CP function's **Node ID**
+//! ([`NodeKey`]), not by its socket address: whether a CP gets OCI/LCI at all depends on the
+//! CP Function Features (OVRL, LOAD) it advertised in its *association*, which is per Node
+//! ID, and a CP function may send requests from any local port and several addresses (clause
+//! 4.2), all of which share one overload state at the CP. A request whose
+//! [`QueuedRequest::node`] is unknown is attributed to `NodeKey::Ip(peer IP)` (a CP function's
+//! Node ID is commonly its address); the endpoint should fill `node` from its association
+//! table.
+//!
+//! ## Tracing and metrics
+//!
+//! Every decision emits a `tracing` event (`debug` per request, `info` when a published metric
+//! changes) with structured fields (`peer`, `sequence`, `message_type`, `priority`, ...).
+//! Counters and gauges go through the `metrics` facade (a no-op without a recorder):
+//!
+//! | name | kind | labels | meaning |
+//! |---|---|---|---|
+//! | `pfcp_admission_offered_total` | counter | `outcome` = `queued`, `rejected`, `bypassed` | requests offered to [`UpAdmission::offer`] |
+//! | `pfcp_requests_rejected_total` | counter | `reason` = `queue_full`, `evicted`, `expired` | requests refused with cause 74 |
+//! | `pfcp_admission_served_total` | counter | | requests served |
+//! | `pfcp_admission_queue_depth` | gauge | | requests waiting |
+//! | `pfcp_overload_metric_published` | gauge | | Overload Reduction Metric published (%) |
+//! | `pfcp_load_metric_published` | gauge | | Load Metric published (%) |
+//! | `pfcp_oci_sent_total` | counter | | OCIs handed out for piggybacking |
+//! | `pfcp_lci_sent_total` | counter | | LCIs handed out for piggybacking |
+
+use std::collections::VecDeque;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use pfcp_overload::{
+    LoadReporter, LoadReporterConfig, Measurement, NodeKey, OverloadReporter, ReporterConfig,
+};
+use pfcp_throttle::{Classifier, ClassifierConfig, Procedure};
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{
+    CpFunctionFeatures, Fqdn, FqdnError, LoadControlInformation, NodeId, OverloadControlInformation,
+};
+use pfcp_wire::presence::mandatory_ies;
+use pfcp_wire::{
+    Cause, DecodeError, EncodeError, Header, IeType, Message, MessagePriority, MessageType,
+    SequenceNumber,
+};
+
+/// The key of the reporters' per-peer state: the CP function's Node ID (see the
+/// [module docs](self#peer-key)).
+pub type PeerKey = NodeKey;
+
+/// Number of message priorities (0..=15).
+const PRIORITIES: usize = 16;
+/// Most control intervals replayed at once after a long gap (enough for the reporter's dwell
+/// to bring a published metric down); older ones are skipped.
+const MAX_CATCH_UP: u32 = 64;
+
+/// A request waiting for admission: what the endpoint needs to process or answer it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedRequest {
+    /// Where it came from (the response goes back there, clause 4.2).
+    pub peer: SocketAddr,
+    /// Its header sequence number (the response copies it).
+    pub sequence: SequenceNumber,
+    /// Its message type.
+    pub message_type: MessageType,
+    /// The priority it is handled with: its own (MP=1) or the configured default.
+    pub priority: MessagePriority,
+    /// The request's octets (one message, header included).
+    pub bytes: Bytes,
+    /// The CP function's Node ID, if the endpoint knows it (from the association).
+    pub node: Option<NodeKey>,
+}
+
+impl QueuedRequest {
+    /// The reporters' key for the sender: its Node ID, or its IP address as a Node ID.
+    pub fn peer_key(&self) -> PeerKey {
+        self.node
+            .clone()
+            .unwrap_or_else(|| NodeKey::Ip(self.peer.ip()))
+    }
+}
+
+/// The outcome of [`UpAdmission::offer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum Admit {
+    /// Queued. If the queue was full, `evicted` is the lower-priority request that made room:
+    /// answer it with cause 74 ([`UpAdmission::build_rejection`]).
+    Queued {
+        /// The request evicted to make room, to be rejected with cause 74.
+        evicted: Option<QueuedRequest>,
+    },
+    /// Refused: answer with `cause` (always 74, "PFCP entity in congestion").
+    Rejected {
+        /// The refused request.
+        request: QueuedRequest,
+        /// The cause to answer with.
+        cause: Cause,
+    },
+    /// Not subject to admission (Heartbeat, Association, responses, unknown types): handle it
+    /// directly, now.
+    Bypass(QueuedRequest),
+}
+
+/// Configuration of an [`UpAdmission`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AdmissionConfig {
+    /// This UP function's Node ID, for the responses that require one (Session Establishment
+    /// Response, clause 7.5.3.1).
+    pub node_id: NodeKey,
+    /// Most requests waiting. Default 1024.
+    pub queue_capacity: usize,
+    /// Requests per second the service model serves; `None` (default): the caller dequeues
+    /// with [`UpAdmission::pop`] and reports [`UpAdmission::served`].
+    pub service_rate: Option<f64>,
+    /// Longest a request may wait before it is taken out for rejection. Default `None`.
+    pub max_wait: Option<Duration>,
+    /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
+    /// without MP, default 8) is used here.
+    pub classifier: ClassifierConfig,
+    /// The Overload Reduction Metric reporter; its `interval` is the control interval. If
+    /// `service_rate` is set and `capacity` is not, the capacity is `service_rate x interval`.
+    pub reporter: ReporterConfig,
+    /// The Load Metric reporter.
+    pub load_reporter: LoadReporterConfig,
+    /// Weight of the newest interval in the smoothed utilisation behind the Load Metric,
+    /// in `(0, 1]`. Default 0.5.
+    pub load_smoothing: f64,
+}
+
+impl AdmissionConfig {
+    /// Defaults for a UP function with Node ID `node_id`.
+    pub fn new(node_id: NodeKey) -> Self {
+        AdmissionConfig {
+            node_id,
+            queue_capacity: 1024,
+            service_rate: None,
+            max_wait: None,
+            classifier: ClassifierConfig::default(),
+            reporter: ReporterConfig::default(),
+            load_reporter: LoadReporterConfig::default(),
+            load_smoothing: 0.5,
+        }
+    }
+    /// With `queue_capacity` set (see the field).
+    #[must_use]
+    pub fn with_queue_capacity(mut self, queue_capacity: usize) -> Self {
+        self.queue_capacity = queue_capacity;
+        self
+    }
+    /// With `service_rate` set (see the field).
+    #[must_use]
+    pub fn with_service_rate(mut self, service_rate: Option<f64>) -> Self {
+        self.service_rate = service_rate;
+        self
+    }
+    /// With `max_wait` set (see the field).
+    #[must_use]
+    pub fn with_max_wait(mut self, max_wait: Option<Duration>) -> Self {
+        self.max_wait = max_wait;
+        self
+    }
+    /// With `classifier` set (see the field).
+    #[must_use]
+    pub fn with_classifier(mut self, classifier: ClassifierConfig) -> Self {
+        self.classifier = classifier;
+        self
+    }
+    /// With `reporter` set (see the field).
+    #[must_use]
+    pub fn with_reporter(mut self, reporter: ReporterConfig) -> Self {
+        self.reporter = reporter;
+        self
+    }
+    /// With `load_reporter` set (see the field).
+    #[must_use]
+    pub fn with_load_reporter(mut self, load_reporter: LoadReporterConfig) -> Self {
+        self.load_reporter = load_reporter;
+        self
+    }
+    /// With `load_smoothing` set (see the field).
+    #[must_use]
+    pub fn with_load_smoothing(mut self, load_smoothing: f64) -> Self {
+        self.load_smoothing = load_smoothing;
+        self
+    }
+}
+
+/// Why an [`AdmissionConfig`] was rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdmissionConfigError {
+    /// `service_rate` is not a positive, finite number.
+    #[error("service_rate must be a positive finite number of requests per second, got {0}")]
+    ServiceRate(f64),
+    /// `reporter.interval` is zero.
+    #[error("reporter.interval must be longer than zero")]
+    Interval,
+    /// `load_smoothing` is outside `(0, 1]`.
+    #[error("load_smoothing must be in (0, 1], got {0}")]
+    LoadSmoothing(f64),
+    /// `node_id` is an FQDN that cannot be encoded.
+    #[error("node_id: {0}")]
+    NodeId(#[from] FqdnError),
+}
+
+/// Why [`UpAdmission::build_rejection`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RejectionError {
+    /// The message type has no response (it is not a request).
+    #[error("{0} is not a request: there is no response to build")]
+    NotARequest(MessageType),
+    /// The configured Node ID cannot be encoded.
+    #[error("node_id: {0}")]
+    NodeId(#[from] FqdnError),
+    /// Encoding failed.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+}
+
+/// Counters since creation (also exported through `metrics`, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AdmissionStats {
+    /// Requests subject to admission that were offered.
+    pub offered: u64,
+    /// Requests handed back as [`Admit::Bypass`].
+    pub bypassed: u64,
+    /// Requests queued.
+    pub queued: u64,
+    /// Requests refused on arrival (queue full of equal or higher priorities).
+    pub rejected: u64,
+    /// Queued requests evicted by a higher-priority arrival.
+    pub evicted: u64,
+    /// Queued requests taken out after [`AdmissionConfig::max_wait`].
+    pub expired: u64,
+    /// Requests served.
+    pub served: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Waiting {
+    request: QueuedRequest,
+    arrived: Instant,
+}
+
+/// Self-protection of a UP function: see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct UpAdmission {
+    config: AdmissionConfig,
+    classifier: Classifier,
+    queues: [VecDeque<Waiting>; PRIORITIES],
+    len: usize,
+    expired: VecDeque<QueuedRequest>,
+    service_step: Option<Duration>,
+    next_free: Instant,
+    interval: Duration,
+    interval_end: Instant,
+    arrived: u64,
+    served: u64,
+    utilisation: Option<f64>,
+    reporter: OverloadReporter<PeerKey>,
+    load: LoadReporter<PeerKey>,
+    stats: AdmissionStats,
+}
+
+impl UpAdmission {
+    /// An empty admission whose first control interval starts at `now`.
+    pub fn new(config: AdmissionConfig, now: Instant) -> Result<Self, AdmissionConfigError> {
+        let service_step = match config.service_rate {
+            None => None,
+            Some(rate) if rate.is_finite() && rate > 0.0 => {
+                let nanos = (1e9 / rate).round().max(1.0);
+                // `nanos` is at most 1e9 / f64::MIN_POSITIVE rounded: saturate rather than wrap.
+                Some(Duration::from_nanos(if nanos >= u64::MAX as f64 {
+                    u64::MAX
+                } else {
+                    nanos as u64
+                }))
+            }
+            Some(rate) => return Err(AdmissionConfigError::ServiceRate(rate)),
+        };
+        let interval = config.reporter.interval;
+        if interval.is_zero() {
+            return Err(AdmissionConfigError::Interval);
+        }
+        let s = config.load_smoothing;
+        if !(s > 0.0 && s <= 1.0) {
+            return Err(AdmissionConfigError::LoadSmoothing(s));
+        }
+        node_id_of(&config.node_id)?;
+        let mut reporter_config = config.reporter.clone();
+        if let (None, Some(rate)) = (reporter_config.capacity, config.service_rate) {
+            reporter_config = reporter_config.with_capacity(Some(rate * interval.as_secs_f64()));
+        }
+        Ok(UpAdmission {
+            classifier: Classifier::new(config.classifier.clone()),
+            reporter: OverloadReporter::new(reporter_config),
+            load: LoadReporter::new(config.load_reporter.clone()),
+            config,
+            queues: std::array::from_fn(|_| VecDeque::new()),
+            len: 0,
+            expired: VecDeque::new(),
+            service_step,
+            next_free: now,
+            interval,
+            interval_end: now.checked_add(interval).unwrap_or(now),
+            arrived: 0,
+            served: 0,
+            utilisation: None,
+            stats: AdmissionStats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &AdmissionConfig {
+        &self.config
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> &AdmissionStats {
+        &self.stats
+    }
+
+    /// Requests waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no request is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The Overload Reduction Metric currently published (0: not overloaded).
+    pub fn overload_metric(&self) -> u8 {
+        self.reporter.metric()
+    }
+
+    /// The Load Metric currently published, if any.
+    pub fn load_metric(&self) -> Option<u8> {
+        self.load.load()
+    }
+
+    /// The overload reporter (read-only).
+    pub fn reporter(&self) -> &OverloadReporter<PeerKey> {
+        &self.reporter
+    }
+
+    /// Build a [`QueuedRequest`] from a received message's octets: reads the header (the
+    /// sequence number, type and MP priority) and applies the default priority to a request
+    /// without MP (clause 7.2.2.4.1).
+    pub fn request_from(
+        &self,
+        peer: SocketAddr,
+        bytes: Bytes,
+        node: Option<NodeKey>,
+    ) -> Result<QueuedRequest, DecodeError> {
+        let (header, _) = Header::decode(&bytes)?;
+        Ok(QueuedRequest {
+            peer,
+            sequence: header.sequence,
+            message_type: header.message_type,
+            priority: self.classifier.received_request(header.priority),
+            bytes,
+            node,
+        })
+    }
+
+    /// Record the CP Function Features a CP function advertised in its association (Setup or
+    /// Update): OVRL enables OCIs and LOAD enables LCIs towards it (clauses 6.2.3.2, 6.2.4.2).
+    pub fn set_peer_features(&mut self, peer: PeerKey, features: &CpFunctionFeatures) {
+        let ovrl = features.contains(CpFunctionFeatures::OVRL);
+        let load = features.contains(CpFunctionFeatures::LOAD);
+        self.set_peer_support(peer, ovrl, load);
+    }
+
+    /// Record whether a CP function supports overload control (`ovrl`) and load control
+    /// (`load`).
+    pub fn set_peer_support(&mut self, peer: PeerKey, ovrl: bool, load: bool) {
+        tracing::debug!(peer = %peer, ovrl, load, "admission: peer support recorded");
+        self.reporter.set_peer_ovrl(peer.clone(), ovrl);
+        self.load.set_peer_load(peer, load);
+    }
+
+    /// Forget a CP function (association released).
+    pub fn remove_peer(&mut self, peer: &PeerKey) {
+        tracing::debug!(peer = %peer, "admission: peer removed");
+        self.reporter.remove_peer(peer);
+        self.load.remove_peer(peer);
+    }
+
+    /// Offer a received request at `now`. See [`Admit`] and the [module docs](self).
+    pub fn offer(&mut self, request: QueuedRequest, now: Instant) -> Admit {
+        self.advance(now);
+        if !is_admitted(request.message_type) {
+            self.stats.bypassed += 1;
+            metrics::counter!("pfcp_admission_offered_total", "outcome" => "bypassed").increment(1);
+            tracing::debug!(
+                peer = %request.peer,
+                sequence = request.sequence.value(),
+                message_type = request.message_type.0,
+                "admission: bypassed (not subject to admission)"
+            );
+            return Admit::Bypass(request);
+        }
+        self.arrived += 1;
+        self.stats.offered += 1;
+        let priority = request.priority;
+        let admit = if self.len < self.config.queue_capacity {
+            self.push(request, now);
+            Admit::Queued { evicted: None }
+        } else {
+            match self.lowest_queued() {
+                Some(lowest) if priority.value() < lowest => {
+                    let evicted = self
+                        .queues
+                        .get_mut(usize::from(lowest))
+                        .and_then(VecDeque::pop_back)
+                        .map(|w| w.request);
+                    if evicted.is_some() {
+                        self.len -= 1;
+                    }
+                    self.push(request, now);
+                    if let Some(e) = &evicted {
+                        self.stats.evicted += 1;
+                        metrics::counter!("pfcp_requests_rejected_total", "reason" => "evicted")
+                            .increment(1);
+                        tracing::debug!(
+                            peer = %e.peer,
+                            sequence = e.sequence.value(),
+                            message_type = e.message_type.0,
+                            priority = e.priority.value(),
+                            by_priority = priority.value(),
+                            "admission: evicted by a higher-priority request"
+                        );
+                    }
+                    Admit::Queued { evicted }
+                }
+                _ => {
+                    self.stats.rejected += 1;
+                    metrics::counter!("pfcp_admission_offered_total", "outcome" => "rejected")
+                        .increment(1);
+                    metrics::counter!("pfcp_requests_rejected_total", "reason" => "queue_full")
+                        .increment(1);
+                    tracing::debug!(
+                        peer = %request.peer,
+                        sequence = request.sequence.value(),
+                        message_type = request.message_type.0,
+                        priority = priority.value(),
+                        queued = self.len,
+                        "admission: rejected, queue full"
+                    );
+                    return Admit::Rejected {
+                        request,
+                        cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+                    };
+                }
+            }
+        };
+        metrics::counter!("pfcp_admission_offered_total", "outcome" => "queued").increment(1);
+        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        admit
+    }
+
+    /// The service model: the highest-priority request, if service is available at `now`
+    /// (one request per `1 / service_rate`; without a service rate, at once). The request
+    /// counts as served.
+    pub fn poll_ready(&mut self, now: Instant) -> Option<QueuedRequest> {
+        self.advance(now);
+        if self.service_step.is_some_and(|_| self.next_free > now) {
+            return None;
+        }
+        let waiting = self.dequeue(now)?;
+        if let Some(step) = self.service_step {
+            let start = self.next_free.max(waiting.arrived);
+            self.next_free = start.checked_add(step).unwrap_or(start);
+        }
+        self.count_served();
+        tracing::debug!(
+            peer = %waiting.request.peer,
+            sequence = waiting.request.sequence.value(),
+            message_type = waiting.request.message_type.0,
+            priority = waiting.request.priority.value(),
+            waited_us = now.saturating_duration_since(waiting.arrived).as_micros() as u64,
+            "admission: served"
+        );
+        Some(waiting.request)
+    }
+
+    /// Dequeue the highest-priority request regardless of the service model, for a UP
+    /// function that runs its own workers; call [`UpAdmission::served`] once it is processed.
+    pub fn pop(&mut self, now: Instant) -> Option<QueuedRequest> {
+        self.advance(now);
+        let waiting = self.dequeue(now)?;
+        tracing::debug!(
+            peer = %waiting.request.peer,
+            sequence = waiting.request.sequence.value(),
+            message_type = waiting.request.message_type.0,
+            priority = waiting.request.priority.value(),
+            "admission: dequeued"
+        );
+        Some(waiting.request)
+    }
+
+    /// A request taken with [`UpAdmission::pop`] has been processed (counts in the
+    /// measurement).
+    pub fn served(&mut self, now: Instant) {
+        self.advance(now);
+        self.count_served();
+    }
+
+    /// A request that waited longer than [`AdmissionConfig::max_wait`]: answer it with cause
+    /// 74 (or drop it). Checked by [`UpAdmission::poll_ready`], [`UpAdmission::pop`] and
+    /// [`UpAdmission::handle_timeout`].
+    pub fn poll_expired(&mut self) -> Option<QueuedRequest> {
+        self.expired.pop_front()
+    }
+
+    /// The next instant at which something is due: a request can be served (the service
+    /// model, while requests wait), a control interval ends, the OCI validity must be
+    /// refreshed, or a request exceeds `max_wait`. It may be in the past (then it is due now).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let mut t = Some(self.interval_end);
+        let mut earliest = |c: Option<Instant>| {
+            if let Some(c) = c {
+                t = Some(t.map_or(c, |t| t.min(c)));
+            }
+        };
+        if self.len > 0 && self.service_step.is_some() {
+            earliest(Some(self.next_free));
+        }
+        earliest(self.reporter.poll_timeout());
+        if let (Some(max_wait), Some(oldest)) = (self.config.max_wait, self.oldest_arrival()) {
+            earliest(oldest.checked_add(max_wait));
+        }
+        t
+    }
+
+    /// Close the control intervals that ended by `now` (feeding the reporters), refresh the
+    /// OCI validity if due, and take out requests past `max_wait`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.advance(now);
+        self.sweep(now);
+    }
+
+    /// The OCI to piggyback on a message of `message_type` (with `cause`, for a response) to
+    /// the CP function `peer`, if any ([`OverloadReporter::oci_for`]): only on 51, 53, 55 and
+    /// 56, only to peers with OVRL, with AOCI on a rejected Session Establishment Response.
+    pub fn oci_for(
+        &mut self,
+        peer: &PeerKey,
+        message_type: MessageType,
+        cause: Option<Cause>,
+        now: Instant,
+    ) -> Option<OverloadControlInformation> {
+        self.advance(now);
+        let oci = self.reporter.oci_for(peer, message_type, cause, now);
+        if let Some(o) = &oci {
+            metrics::counter!("pfcp_oci_sent_total").increment(1);
+            tracing::debug!(
+                peer = %peer,
+                message_type = message_type.0,
+                oci_sequence = o.sequence_number.0,
+                metric = o.metric.percent(),
+                aoci = o.aoci(),
+                "admission: OCI piggybacked"
+            );
+        }
+        oci
+    }
+
+    /// The LCI to piggyback on a message of `message_type` to the CP function `peer`, if any
+    /// ([`LoadReporter::lci_for`]).
+    pub fn lci_for(
+        &mut self,
+        peer: &PeerKey,
+        message_type: MessageType,
+    ) -> Option<LoadControlInformation> {
+        let lci = self.load.lci_for(peer, message_type);
+        if let Some(l) = &lci {
+            metrics::counter!("pfcp_lci_sent_total").increment(1);
+            tracing::debug!(
+                peer = %peer,
+                message_type = message_type.0,
+                lci_sequence = l.sequence_number.0,
+                metric = l.metric.percent(),
+                "admission: LCI piggybacked"
+            );
+        }
+        lci
+    }
+
+    /// Encode the cause-74 rejection of `request` (see [`UpAdmission::build_rejection_to`]);
+    /// the SEID is the CP's F-SEID for a Session Establishment Request and 0 otherwise
+    /// (allowed for a rejection, clause 7.2.2.4.2).
+    pub fn build_rejection(
+        &self,
+        request: &QueuedRequest,
+        oci: Option<OverloadControlInformation>,
+        lci: Option<LoadControlInformation>,
+    ) -> Result<Bytes, RejectionError> {
+        self.build_rejection_to(request, None, oci, lci)
+    }
+
+    /// Encode the rejection of `request` with Cause 74 "PFCP entity in congestion":
+    ///
+    /// * the response type of the request, the same sequence number;
+    /// * for a session-related response, SEID = `cp_seid` if given, else the SEID of the CP
+    ///   F-SEID of a Session Establishment Request, else 0 (clause 7.2.2.4.2 allows 0 in a
+    ///   response rejecting a request);
+    /// * the request's message priority, if it had MP (clause 7.2.2.4.1: a response carries
+    ///   its request's priority; octets that do not decode fall back to
+    ///   [`QueuedRequest::priority`]);
+    /// * the Node ID where the response type requires it (e.g. Session Establishment
+    ///   Response), from [`AdmissionConfig::node_id`];
+    /// * Cause 74, then `lci` and `oci` if the response type may carry them (51, 53, 55;
+    ///   clause 7.2.3.2: a rejection may still carry them).
+    ///
+    /// The octets are written once into a buffer of the exact length.
+    pub fn build_rejection_to(
+        &self,
+        request: &QueuedRequest,
+        cp_seid: Option<u64>,
+        oci: Option<OverloadControlInformation>,
+        lci: Option<LoadControlInformation>,
+    ) -> Result<Bytes, RejectionError> {
+        let response_type = request
+            .message_type
+            .response_type()
+            .ok_or(RejectionError::NotARequest(request.message_type))?;
+        let mut header = Header::new(response_type).with_sequence(request.sequence);
+        if response_type.is_session() == Some(true) {
+            let seid = cp_seid.unwrap_or_else(|| {
+                if request.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
+                    Message::decode(&request.bytes)
+                        .ok()
+                        .and_then(|m| m.f_seid().ok().flatten())
+                        .map_or(0, |f| f.seid)
+                } else {
+                    0
+                }
+            });
+            header = header.with_seid(seid);
+            let priority = match Header::decode(&request.bytes) {
+                Ok((h, _)) => h.priority,
+                Err(_) => Some(request.priority),
+            };
+            if let Some(p) = priority {
+                header = header.with_priority(p);
+            }
+        }
+        let node_id = if mandatory_ies(response_type).contains(&IeType::NODE_ID) {
+            Some(node_id_of(&self.config.node_id)?)
+        } else {
+            None
+        };
+        let carries = response_type.may_carry_oci();
+        let builder = MessageBuilder::new(header)
+            .ie(node_id)
+            .ie(Cause::PFCP_ENTITY_IN_CONGESTION)
+            .ie(lci.filter(|_| carries))
+            .ie(oci.filter(|_| carries));
+        let mut out = BytesMut::with_capacity(builder.encoded_len());
+        builder.encode(&mut out)?;
+        tracing::debug!(
+            peer = %request.peer,
+            sequence = request.sequence.value(),
+            response_type = response_type.0,
+            seid = header.seid.unwrap_or(0),
+            oci = oci.is_some() && carries,
+            lci = lci.is_some() && carries,
+            len = out.len(),
+            "admission: rejection built (cause 74)"
+        );
+        Ok(out.freeze())
+    }
+
+    fn push(&mut self, request: QueuedRequest, now: Instant) {
+        let p = usize::from(request.priority.value()).min(PRIORITIES - 1);
+        tracing::debug!(
+            peer = %request.peer,
+            sequence = request.sequence.value(),
+            message_type = request.message_type.0,
+            priority = p,
+            queued = self.len + 1,
+            "admission: queued"
+        );
+        if let Some(q) = self.queues.get_mut(p) {
+            q.push_back(Waiting {
+                request,
+                arrived: now,
+            });
+            self.len += 1;
+            self.stats.queued += 1;
+        }
+    }
+
+    /// The numerically largest (lowest) priority with a waiting request.
+    fn lowest_queued(&self) -> Option<u8> {
+        (0..PRIORITIES as u8).rev().find(|&p| {
+            self.queues
+                .get(usize::from(p))
+                .is_some_and(|q| !q.is_empty())
+        })
+    }
+
+    fn oldest_arrival(&self) -> Option<Instant> {
+        self.queues
+            .iter()
+            .filter_map(|q| q.front().map(|w| w.arrived))
+            .min()
+    }
+
+    fn dequeue(&mut self, now: Instant) -> Option<Waiting> {
+        self.sweep(now);
+        let waiting = self.queues.iter_mut().find_map(VecDeque::pop_front)?;
+        self.len -= 1;
+        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        Some(waiting)
+    }
+
+    /// Move the requests that waited longer than `max_wait` to the expired list.
+    fn sweep(&mut self, now: Instant) {
+        let Some(max_wait) = self.config.max_wait else {
+            return;
+        };
+        for q in &mut self.queues {
+            while q
+                .front()
+                .is_some_and(|w| now.saturating_duration_since(w.arrived) > max_wait)
+            {
+                if let Some(w) = q.pop_front() {
+                    self.len -= 1;
+                    self.stats.expired += 1;
+                    metrics::counter!("pfcp_requests_rejected_total", "reason" => "expired")
+                        .increment(1);
+                    tracing::debug!(
+                        peer = %w.request.peer,
+                        sequence = w.request.sequence.value(),
+                        message_type = w.request.message_type.0,
+                        priority = w.request.priority.value(),
+                        "admission: expired after max_wait"
+                    );
+                    self.expired.push_back(w.request);
+                }
+            }
+        }
+    }
+
+    fn count_served(&mut self) {
+        self.served += 1;
+        self.stats.served += 1;
+        metrics::counter!("pfcp_admission_served_total").increment(1);
+    }
+
+    /// Close every control interval that ended at or before `now`, then refresh the OCI
+    /// validity if due.
+    fn advance(&mut self, now: Instant) {
+        let mut closed = 0u32;
+        while self.interval_end <= now {
+            if closed >= MAX_CATCH_UP {
+                // A long gap: the skipped intervals were idle; restart the grid at `now`.
+                self.interval_end = now.checked_add(self.interval).unwrap_or(now);
+                break;
+            }
+            let end = self.interval_end;
+            self.close_interval(end);
+            closed += 1;
+            match end.checked_add(self.interval) {
+                Some(next) => self.interval_end = next,
+                None => break,
+            }
+        }
+        let before = self.reporter.sequence_number();
+        self.reporter.handle_timeout(now);
+        if self.reporter.sequence_number() != before {
+            tracing::debug!(
+                metric = self.reporter.metric(),
+                oci_sequence = self.reporter.sequence_number(),
+                "admission: OCI validity refreshed"
+            );
+        }
+    }
+
+    fn close_interval(&mut self, end: Instant) {
+        let m = Measurement {
+            arrived: self.arrived,
+            served: self.served,
+            backlog: self.len as u64,
+        };
+        self.arrived = 0;
+        self.served = 0;
+        if let Some(metric) = self.reporter.handle_measurement(&m, end) {
+            metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
+            tracing::info!(
+                metric,
+                oci_sequence = self.reporter.sequence_number(),
+                arrived = m.arrived,
+                served = m.served,
+                backlog = m.backlog,
+                "admission: Overload Reduction Metric published"
+            );
+        }
+        let capacity = match self.service_step {
+            Some(step) => Some(self.interval.as_secs_f64() / step.as_secs_f64()),
+            None => self.reporter.capacity(),
+        };
+        if let Some(cap) = capacity.filter(|c| *c > 0.0) {
+            let u = (m.served as f64 / cap).min(1.0);
+            let a = self.config.load_smoothing;
+            let smoothed = self.utilisation.map_or(u, |prev| a * u + (1.0 - a) * prev);
+            self.utilisation = Some(smoothed);
+            if let Some(load) = self.load.handle_utilisation(smoothed) {
+                metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+                tracing::info!(
+                    load,
+                    utilisation = smoothed,
+                    "admission: Load Metric published"
+                );
+            }
+        }
+    }
+}
+
+/// Whether a message of this type goes through the queue: requests of throttled procedures.
+fn is_admitted(message_type: MessageType) -> bool {
+    message_type.is_request() && Procedure::of(message_type).is_some_and(Procedure::is_throttled)
+}
+
+/// The Node ID IE of a Node ID key.
+fn node_id_of(key: &NodeKey) -> Result<NodeId<'_>, FqdnError> {
+    Ok(match key {
+        NodeKey::Ip(IpAddr::V4(a)) => NodeId::Ipv4(*a),
+        NodeKey::Ip(IpAddr::V6(a)) => NodeId::Ipv6(*a),
+        NodeKey::Fqdn(name) => NodeId::Fqdn(Fqdn::from_dotted(name)?),
+    })
+}
+
+#[cfg(test)]
+mod tests;

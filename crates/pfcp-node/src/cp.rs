@@ -1,0 +1,998 @@
+//! The CP function's request pipeline (sans-IO): which requests go to which UP function, and
+//! which are redirected or failed locally, from the overload and load control information
+//! the UP functions send (TS 29.244 clauses 6.2.3, 6.2.4.4, 6.2.4.5; Annex A.1, Annex B).
+//!
+//! [`CpOverloadControl`] combines, per UP destination:
+//!
+//! * one [`OverloadTable`] for every UP function (keyed by Node ID for AOCI, by PFCP entity IP
+//!   otherwise), fed by [`CpOverloadControl::handle_response`];
+//! * one [`LossThrottle`] per [`Destination`] (a UP function, or one of its PFCP entities),
+//!   created lazily on the first request and bounded by [`CpConfig::max_destinations`] (the
+//!   least recently used is dropped when full). Its reduction is
+//!   [`OverloadTable::reduction`]`(entity, node, now)`: the larger of the entity's and the
+//!   node's overload metric;
+//! * optionally one [`EgressThrottle`] per UP function (per PFCP association), for a peer
+//!   whose capacity is known up front ([`CpConfig::egress`]);
+//! * the [`Classifier`] (message priority from the request context), a [`LoadTable`] and an
+//!   [`UpSelector`] for new sessions ([`CpOverloadControl::select_up`]), and optionally a
+//!   [`RouteList`] of alternate UP functions for redirection.
+//!
+//! ## Decisions
+//!
+//! [`CpOverloadControl::decide`] is called once per request, at its **first transmission**:
+//!
+//! * Only requests are throttled. Heartbeat and Association requests never are
+//!   ([`Procedure::is_throttled`]): they are counted by the egress throttle and sent. A
+//!   response (e.g. a Session Report Response) may be passed too: it is always sent and
+//!   counted as an answer.
+//! * **Retransmissions never go through `decide`**: they must stay byte-identical and are not
+//!   new offered traffic (clause 6.4, digest 6.3); report them with
+//!   [`CpOverloadControl::on_retransmit`] so the egress rate stays right.
+//! * A request the destination's throttles refuse is either **redirected** (only a Session
+//!   Establishment Request, only through [`CpOverloadControl::decide_redirectable`], and only
+//!   with a route list: the alternates are tried with their own throttles through
+//!   [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
+//!   cause 74 "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
+//!
+//! ## Scopes
+//!
+//! A request on an existing session goes to `Destination::entity(node, UP F-SEID address)`
+//! and is throttled by the larger of that entity's and the node's overload. A Session
+//! Establishment Request has no entity yet (`Destination::node`), so only a **node-scoped**
+//! OCI (AOCI=1) throttles it: an entity-scoped OCI (AOCI=0, the default, e.g. on accepted
+//! Session Establishment Responses) concerns one PFCP entity of the UP function, not the UP
+//! function as a whole (clause 6.2.4.3.1). A UP function with a single PFCP entity should
+//! therefore send AOCI=1 (`ReporterConfig::node_scoped` in `pfcp-overload`); a CP that knows
+//! a UP function has one entity may also address its establishments to
+//! `Destination::entity`.
+//!
+//! By default the Loss throttles run in their deterministic mode (exact to a request);
+//! [`LossMode::Random`] uses the caller's draw (Annex A.1) so that independent CP functions do
+//! not synchronise their drop patterns. The draw also seeds the alternate routing and
+//! [`CpOverloadControl::select_up`].
+//!
+//! ## Time
+//!
+//! Reductions are recomputed from the overload table at every decision, so an expired OCI
+//! stops throttling at once. [`CpOverloadControl::poll_timeout`] /
+//! [`CpOverloadControl::handle_timeout`] drive the table's expiry (reductions back to 0, with
+//! a log event and a counter) and advance the egress throttles.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::time::Instant;
+//! use pfcp_node::cp::{CpConfig, CpDecision, CpOverloadControl, Destination};
+//! use pfcp_overload::NodeKey;
+//! use pfcp_throttle::RequestContext;
+//! use pfcp_wire::encode::MessageBuilder;
+//! use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+//! use pfcp_wire::{Cause, Header, Message, MessageType};
+//!
+//! let now = Instant::now();
+//! let mut cp = CpOverloadControl::new(CpConfig::default())?;
+//! let upf = Destination::node(NodeKey::fqdn("upf1.example.net"));
+//! // A Session Deletion Response whose OCI asks for a 100 % reduction of everything sent to
+//! // the UP function (AOCI: node scope), until further notice.
+//! let oci = OverloadControlInformation {
+//!     sequence_number: ControlSequenceNumber(1),
+//!     metric: Metric::FULL,
+//!     period_of_validity: Timer::INFINITE,
+//!     flags: Some(OciFlags::AOCI),
+//! };
+//! let rsp = Header::new(MessageType::SESSION_DELETION_RESPONSE).with_seid(1);
+//! let b = MessageBuilder::new(rsp).ie(Cause::REQUEST_ACCEPTED).ie(oci);
+//! let mut buf = vec![0; b.encoded_len()];
+//! b.encode_into(&mut buf)?;
+//! cp.handle_response(&upf, &Message::decode(&buf)?, now);
+//!
+//! let ctx = RequestContext { arp_levels: &[9], ..RequestContext::default() };
+//! let d = cp.decide(&upf, MessageType::SESSION_ESTABLISHMENT_REQUEST, &ctx, now, 0);
+//! assert!(matches!(d, CpDecision::Reject { cause: Cause::PFCP_ENTITY_IN_CONGESTION, .. }));
+//! // Heartbeats are never throttled.
+//! assert!(cp.decide(&upf, MessageType::HEARTBEAT_REQUEST, &ctx, now, 0).is_send());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Tracing and metrics
+//!
+//! Every decision emits a `tracing` event (`debug` per request; `info` when a destination's
+//! reduction changes, an OCI expires or a peer is reset) with structured fields (`node`,
+//! `entity`, `message_type`, `priority`, `reduction`, ...). Counters through the `metrics`
+//! facade (a no-op without a recorder):
+//!
+//! | name | labels | meaning |
+//! |---|---|---|
+//! | `pfcp_cp_decisions_total` | `decision` = `send`, `redirect`, `reject`, `bypass` | decisions (`bypass`: not throttled: responses, Heartbeat, Association) |
+//! | `pfcp_requests_throttled_total` | `reason` = `loss`, `egress_level`, `egress_rate`, `egress_pending` | refusals by a destination's throttles (primary or alternate) |
+//! | `pfcp_oci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `table_full`, `other` | OCIs received |
+//! | `pfcp_lci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `other` | LCIs received |
+//! | `pfcp_oci_expired_total` | | overload states whose Period of Validity ran out |
+//! | `pfcp_oci_evicted_total` | | overload states evicted from a full table |
+//! | `pfcp_peer_resets_total` | | [`CpOverloadControl::reset_peer`] calls |
+//! | `pfcp_up_selections_total` | `outcome` = `selected`, `none` | [`CpOverloadControl::select_up`] calls |
+
+use core::fmt;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::Instant;
+
+use pfcp_overload::{
+    Candidate, IgnoreReason, LciOutcome, LoadConfig, LoadTable, NodeKey, OciOrigin, OciOutcome,
+    OverloadConfig, OverloadEvent, OverloadTable, Scope, UpSelector,
+};
+use pfcp_throttle::{
+    Classifier, ClassifierConfig, Decision, EgressConfig, EgressConfigError, EgressDecision,
+    EgressThrottle, LossConfig, LossThrottle, MessageKind, Procedure, RequestClass, RequestContext,
+    RouteList, ThrottleReason, Throttled,
+};
+use pfcp_wire::{Cause, Message, MessagePriority, MessageType};
+
+/// A UP destination: the UP function (Node ID) and, for requests on an existing session, the
+/// PFCP entity (the IP address of the UP F-SEID) the request goes to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Destination {
+    /// The UP function's Node ID.
+    pub node: NodeKey,
+    /// The UP PFCP entity's address, if the request concerns a session it holds.
+    pub entity: Option<IpAddr>,
+}
+
+impl Destination {
+    /// The UP function itself (Session Establishment Requests, node-related requests).
+    pub fn node(node: NodeKey) -> Self {
+        Destination { node, entity: None }
+    }
+
+    /// A PFCP entity of the UP function (requests on a session it holds).
+    pub fn entity(node: NodeKey, entity: IpAddr) -> Self {
+        Destination {
+            node,
+            entity: Some(entity),
+        }
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.entity {
+            Some(ip) => write!(f, "{} (entity {ip})", self.node),
+            None => write!(f, "{}", self.node),
+        }
+    }
+}
+
+/// How the Loss throttles decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LossMode {
+    /// [`LossThrottle::decide`]: paced, exact to a request (default).
+    #[default]
+    Deterministic,
+    /// [`LossThrottle::decide_with_draw`]: Annex A.1 random mode with the caller's draw.
+    Random,
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectReason {
+    /// The Loss throttle of the destination (the UP's overload reduction).
+    Loss(Throttled),
+    /// The egress throttle of the UP function's connection.
+    Egress(ThrottleReason),
+}
+
+/// The outcome of [`CpOverloadControl::decide`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum CpDecision {
+    /// Send it to `dest` with `priority` in the header (MP=1; not encoded on node-related
+    /// messages, which have no priority octet).
+    Send {
+        /// The message priority.
+        priority: MessagePriority,
+        /// The destination (as asked).
+        dest: Destination,
+    },
+    /// Send it to the alternate UP function `to` instead (Session Establishment Requests
+    /// only).
+    Redirect {
+        /// The alternate destination whose throttles admitted it.
+        to: Destination,
+        /// The message priority.
+        priority: MessagePriority,
+    },
+    /// Do not send it: fail it locally as though the UP function had rejected it (clause
+    /// 6.2.4.4) with `cause`, 74 "PFCP entity in congestion" (locally generated).
+    Reject {
+        /// Which throttle refused it (of the original destination).
+        reason: RejectReason,
+        /// The cause to report upward.
+        cause: Cause,
+    },
+}
+
+impl CpDecision {
+    /// Where to send the request, `None` for a rejection.
+    pub fn destination(&self) -> Option<&Destination> {
+        match self {
+            CpDecision::Send { dest, .. } => Some(dest),
+            CpDecision::Redirect { to, .. } => Some(to),
+            CpDecision::Reject { .. } => None,
+        }
+    }
+
+    /// Whether the request goes to the destination it was meant for.
+    pub fn is_send(&self) -> bool {
+        matches!(self, CpDecision::Send { .. })
+    }
+
+    /// Whether the request was rejected locally.
+    pub fn is_reject(&self) -> bool {
+        matches!(self, CpDecision::Reject { .. })
+    }
+}
+
+/// What [`CpOverloadControl::handle_response`] did with a message's OCI and LCI (`None`:
+/// the message carried none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseOutcome {
+    /// The OCI's fate.
+    pub oci: Option<OciOutcome>,
+    /// The LCI's fate.
+    pub lci: Option<LciOutcome>,
+}
+
+/// Configuration of a [`CpOverloadControl`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CpConfig {
+    /// The overload table.
+    pub overload: OverloadConfig,
+    /// The load table.
+    pub load: LoadConfig,
+    /// UP selection for new sessions.
+    pub selector: UpSelector,
+    /// The priority classifier.
+    pub classifier: ClassifierConfig,
+    /// Every Loss throttle's configuration.
+    pub loss: LossConfig,
+    /// How the Loss throttles decide. Default deterministic.
+    pub loss_mode: LossMode,
+    /// Per-UP-function egress throttling; `None` (default): none.
+    pub egress: Option<EgressConfig>,
+    /// Most destinations with a Loss throttle, and most UP functions with an egress throttle
+    /// (at least 1). Default 4096.
+    pub max_destinations: usize,
+}
+
+impl Default for CpConfig {
+    fn default() -> Self {
+        CpConfig {
+            overload: OverloadConfig::default(),
+            load: LoadConfig::default(),
+            selector: UpSelector::default(),
+            classifier: ClassifierConfig::default(),
+            loss: LossConfig::default(),
+            loss_mode: LossMode::Deterministic,
+            egress: None,
+            max_destinations: 4096,
+        }
+    }
+}
+
+impl CpConfig {
+    /// With `overload` set (see the field).
+    #[must_use]
+    pub fn with_overload(mut self, overload: OverloadConfig) -> Self {
+        self.overload = overload;
+        self
+    }
+    /// With `load` set (see the field).
+    #[must_use]
+    pub fn with_load(mut self, load: LoadConfig) -> Self {
+        self.load = load;
+        self
+    }
+    /// With `selector` set (see the field).
+    #[must_use]
+    pub fn with_selector(mut self, selector: UpSelector) -> Self {
+        self.selector = selector;
+        self
+    }
+    /// With `classifier` set (see the field).
+    #[must_use]
+    pub fn with_classifier(mut self, classifier: ClassifierConfig) -> Self {
+        self.classifier = classifier;
+        self
+    }
+    /// With `loss` set (see the field).
+    #[must_use]
+    pub fn with_loss(mut self, loss: LossConfig) -> Self {
+        self.loss = loss;
+        self
+    }
+    /// With `loss_mode` set (see the field).
+    #[must_use]
+    pub fn with_loss_mode(mut self, loss_mode: LossMode) -> Self {
+        self.loss_mode = loss_mode;
+        self
+    }
+    /// With `egress` set (see the field).
+    #[must_use]
+    pub fn with_egress(mut self, egress: Option<EgressConfig>) -> Self {
+        self.egress = egress;
+        self
+    }
+    /// With `max_destinations` set (see the field).
+    #[must_use]
+    pub fn with_max_destinations(mut self, max_destinations: usize) -> Self {
+        self.max_destinations = max_destinations;
+        self
+    }
+}
+
+/// Why a [`CpConfig`] was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CpConfigError {
+    /// The egress configuration is invalid.
+    #[error("egress: {0}")]
+    Egress(#[from] EgressConfigError),
+    /// `max_destinations` is 0.
+    #[error("max_destinations must be at least 1")]
+    MaxDestinations,
+}
+
+/// Counters since creation (also exported through `metrics`, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpStats {
+    /// Requests sent to their destination.
+    pub sent: u64,
+    /// Requests redirected to an alternate UP function.
+    pub redirected: u64,
+    /// Requests rejected locally.
+    pub rejected: u64,
+    /// Messages not subject to throttling (responses, Heartbeat, Association).
+    pub bypassed: u64,
+    /// OCIs applied.
+    pub oci_applied: u64,
+    /// OCIs ignored (duplicate, stale, malformed, ...).
+    pub oci_ignored: u64,
+    /// Overload states expired.
+    pub oci_expired: u64,
+    /// LCIs applied.
+    pub lci_applied: u64,
+    /// LCIs ignored.
+    pub lci_ignored: u64,
+}
+
+#[derive(Debug, Clone)]
+struct LossEntry {
+    throttle: LossThrottle,
+    last_used: Instant,
+}
+
+#[derive(Debug, Clone)]
+struct EgressEntry {
+    throttle: EgressThrottle,
+    last_used: Instant,
+}
+
+/// The per-destination throttles, apart from the rest so that routing can borrow them while
+/// the route list is borrowed too.
+#[derive(Debug, Clone)]
+struct Throttles {
+    loss_config: LossConfig,
+    loss_mode: LossMode,
+    egress_config: Option<EgressConfig>,
+    max: usize,
+    loss: HashMap<Destination, LossEntry>,
+    egress: HashMap<NodeKey, EgressEntry>,
+}
+
+impl Throttles {
+    /// Whether `dest`'s throttles admit a request of `class`; records the decision.
+    fn admit(
+        &mut self,
+        overload: &OverloadTable,
+        dest: &Destination,
+        class: RequestClass,
+        now: Instant,
+        draw: u64,
+    ) -> Result<(), RejectReason> {
+        let reduction = overload.reduction(dest.entity, &dest.node, now);
+        let mode = self.loss_mode;
+        let entry = self.loss_entry(dest, now);
+        set_reduction(dest, &mut entry.throttle, reduction);
+        let decision = match mode {
+            LossMode::Deterministic => entry.throttle.decide(class),
+            // The low 32 bits: the routing picks use the whole draw through SplitMix64.
+            LossMode::Random => entry.throttle.decide_with_draw(class, draw as u32),
+        };
+        if let Decision::Throttle(t) = decision {
+            metrics::counter!("pfcp_requests_throttled_total", "reason" => "loss").increment(1);
+            tracing::debug!(
+                node = %dest.node,
+                entity = ?dest.entity,
+                priority = class.priority.value(),
+                exempt = class.exempt,
+                reduction = t.reduction,
+                "cp: throttled by the Loss throttle"
+            );
+            return Err(RejectReason::Loss(t));
+        }
+        if let Some(egress) = self.egress_entry(&dest.node, now) {
+            if let EgressDecision::Throttle(r) =
+                egress.decide(MessageKind::Request, class.priority, now)
+            {
+                let reason = match r {
+                    ThrottleReason::Level(_) => "egress_level",
+                    ThrottleReason::RateLimit => "egress_rate",
+                    ThrottleReason::PendingLimit => "egress_pending",
+                };
+                metrics::counter!("pfcp_requests_throttled_total", "reason" => reason).increment(1);
+                tracing::debug!(
+                    node = %dest.node,
+                    entity = ?dest.entity,
+                    priority = class.priority.value(),
+                    reason,
+                    level = egress.level(),
+                    "cp: throttled by the egress throttle"
+                );
+                return Err(RejectReason::Egress(r));
+            }
+        }
+        Ok(())
+    }
+
+    /// The Loss throttle of `dest`, created if needed (the least recently used one is dropped
+    /// when the map is full).
+    fn loss_entry(&mut self, dest: &Destination, now: Instant) -> &mut LossEntry {
+        if !self.loss.contains_key(dest) && self.loss.len() >= self.max {
+            let lru = self
+                .loss
+                .iter()
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(d, _)| d.clone());
+            if let Some(d) = lru {
+                tracing::debug!(node = %d.node, entity = ?d.entity, "cp: Loss throttle dropped (LRU)");
+                self.loss.remove(&d);
+            }
+        }
+        let config = self.loss_config;
+        let entry = self.loss.entry(dest.clone()).or_insert_with(|| LossEntry {
+            throttle: LossThrottle::new(config),
+            last_used: now,
+        });
+        entry.last_used = now;
+        entry
+    }
+
+    /// The egress throttle of UP function `node`, if egress throttling is configured.
+    fn egress_entry(&mut self, node: &NodeKey, now: Instant) -> Option<&mut EgressThrottle> {
+        let config = self.egress_config?;
+        if !self.egress.contains_key(node) {
+            if self.egress.len() >= self.max {
+                let lru = self
+                    .egress
+                    .iter()
+                    .min_by_key(|(_, e)| e.last_used)
+                    .map(|(n, _)| n.clone());
+                if let Some(n) = lru {
+                    self.egress.remove(&n);
+                }
+            }
+            // Validated by `CpOverloadControl::new`; an error cannot happen here.
+            let throttle = EgressThrottle::new(config, now).ok()?;
+            self.egress.insert(
+                node.clone(),
+                EgressEntry {
+                    throttle,
+                    last_used: now,
+                },
+            );
+        }
+        let entry = self.egress.get_mut(node)?;
+        entry.last_used = now;
+        Some(&mut entry.throttle)
+    }
+
+    /// Bring the reduction of `dest`'s Loss throttle (if it has one) up to date.
+    fn refresh(&mut self, overload: &OverloadTable, dest: &Destination, now: Instant) {
+        if let Some(e) = self.loss.get_mut(dest) {
+            set_reduction(
+                dest,
+                &mut e.throttle,
+                overload.reduction(dest.entity, &dest.node, now),
+            );
+        }
+    }
+}
+
+fn set_reduction(dest: &Destination, throttle: &mut LossThrottle, reduction: u8) {
+    let old = throttle.reduction();
+    if old != reduction {
+        tracing::info!(
+            node = %dest.node,
+            entity = ?dest.entity,
+            old,
+            reduction,
+            "cp: destination reduction changed"
+        );
+        throttle.set_reduction(reduction);
+    }
+}
+
+/// A SplitMix64 step: the draw for the `k`-th alternate from the caller's draw.
+fn mix(draw: u64, k: u64) -> u64 {
+    let mut z = draw.wrapping_add(k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The CP function's overload-control pipeline: see the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct CpOverloadControl {
+    overload: OverloadTable,
+    loads: LoadTable,
+    selector: UpSelector,
+    classifier: Classifier,
+    throttles: Throttles,
+    routes: Option<RouteList<Destination>>,
+    stats: CpStats,
+}
+
+impl CpOverloadControl {
+    /// A pipeline with no state yet and no route list.
+    pub fn new(config: CpConfig) -> Result<Self, CpConfigError> {
+        if let Some(e) = &config.egress {
+            e.validate()?;
+        }
+        if config.max_destinations == 0 {
+            return Err(CpConfigError::MaxDestinations);
+        }
+        Ok(CpOverloadControl {
+            overload: OverloadTable::new(config.overload),
+            loads: LoadTable::new(config.load),
+            selector: config.selector,
+            classifier: Classifier::new(config.classifier),
+            throttles: Throttles {
+                loss_config: config.loss,
+                loss_mode: config.loss_mode,
+                egress_config: config.egress,
+                max: config.max_destinations,
+                loss: HashMap::new(),
+                egress: HashMap::new(),
+            },
+            routes: None,
+            stats: CpStats::default(),
+        })
+    }
+
+    /// With a route list of alternate UP functions for redirecting Session Establishment
+    /// Requests (builder style).
+    #[must_use]
+    pub fn with_routes(mut self, routes: RouteList<Destination>) -> Self {
+        self.routes = Some(routes);
+        self
+    }
+
+    /// Replace (or remove) the route list.
+    pub fn set_routes(&mut self, routes: Option<RouteList<Destination>>) {
+        self.routes = routes;
+    }
+
+    /// The route list, e.g. to update weights from load control
+    /// ([`RouteList::set_weight`]).
+    pub fn routes_mut(&mut self) -> Option<&mut RouteList<Destination>> {
+        self.routes.as_mut()
+    }
+
+    /// The overload table.
+    pub fn overload(&self) -> &OverloadTable {
+        &self.overload
+    }
+
+    /// The load table.
+    pub fn loads(&self) -> &LoadTable {
+        &self.loads
+    }
+
+    /// The classifier.
+    pub fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Counters since creation.
+    pub fn stats(&self) -> &CpStats {
+        &self.stats
+    }
+
+    /// The reduction (percent) that applies to requests towards `dest` at `now`.
+    pub fn reduction(&self, dest: &Destination, now: Instant) -> u8 {
+        self.overload.reduction(dest.entity, &dest.node, now)
+    }
+
+    /// The Loss throttle of `dest`, if it has one yet.
+    pub fn loss_throttle(&self, dest: &Destination) -> Option<&LossThrottle> {
+        self.throttles.loss.get(dest).map(|e| &e.throttle)
+    }
+
+    /// The egress throttle of UP function `node`, if it has one yet.
+    pub fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
+        self.throttles.egress.get(node).map(|e| &e.throttle)
+    }
+
+    /// Process the OCI and LCI of a message from the UP function `from`: a response (51, 53,
+    /// 55) or a Session Report Request (56). `from.entity` is the PFCP entity of the session
+    /// (the UP F-SEID address); leave it `None` for a Session Establishment Response, whose UP
+    /// F-SEID is read from the message. A missing, malformed or stale OCI/LCI changes nothing
+    /// and is never an error: the message itself is processed by the caller as usual (clause
+    /// 7.2.3.2, digest 6.6).
+    pub fn handle_response(
+        &mut self,
+        from: &Destination,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> ResponseOutcome {
+        let origin = OciOrigin::new(from.node.clone(), from.entity);
+        let oci = self.overload.handle_message(&origin, msg, now);
+        let mut applied_entity = None;
+        if let Some(o) = &oci {
+            let label = match o {
+                OciOutcome::Applied {
+                    scope,
+                    metric,
+                    expires,
+                } => {
+                    self.stats.oci_applied += 1;
+                    if let Scope::Entity(ip) = scope {
+                        applied_entity = Some(*ip);
+                    }
+                    tracing::info!(
+                        node = %from.node,
+                        entity = ?from.entity,
+                        message_type = msg.message_type().0,
+                        scope = %scope,
+                        metric,
+                        expires_in_ms = expires
+                            .map(|t| t.saturating_duration_since(now).as_millis() as u64),
+                        "cp: OCI applied"
+                    );
+                    "applied"
+                }
+                OciOutcome::Ignored { scope, reason } => {
+                    self.stats.oci_ignored += 1;
+                    let label = match reason {
+                        IgnoreReason::Duplicate => "duplicate",
+                        IgnoreReason::Stale { .. } => "stale",
+                        IgnoreReason::Malformed(_) => "malformed",
+                        IgnoreReason::UnexpectedMessage => "unexpected_message",
+                        IgnoreReason::TableFull => "table_full",
+                        _ => "other",
+                    };
+                    tracing::debug!(
+                        node = %from.node,
+                        entity = ?from.entity,
+                        message_type = msg.message_type().0,
+                        scope = ?scope,
+                        reason = ?reason,
+                        "cp: OCI ignored"
+                    );
+                    label
+                }
+            };
+            metrics::counter!("pfcp_oci_received_total", "outcome" => label).increment(1);
+        }
+        let lci = self.loads.handle_message(&from.node, msg, now);
+        if let Some(l) = &lci {
+            let label = match l {
+                LciOutcome::Applied { load } => {
+                    self.stats.lci_applied += 1;
+                    tracing::debug!(node = %from.node, load, "cp: LCI applied");
+                    "applied"
+                }
+                other => {
+                    self.stats.lci_ignored += 1;
+                    tracing::debug!(node = %from.node, outcome = ?other, "cp: LCI ignored");
+                    match other {
+                        LciOutcome::Duplicate => "duplicate",
+                        LciOutcome::Stale => "stale",
+                        LciOutcome::Malformed(_) => "malformed",
+                        LciOutcome::UnexpectedMessage => "unexpected_message",
+                        _ => "other",
+                    }
+                }
+            };
+            metrics::counter!("pfcp_lci_received_total", "outcome" => label).increment(1);
+        }
+        self.drain_events(now);
+        self.throttles.refresh(&self.overload, from, now);
+        let node = Destination::node(from.node.clone());
+        self.throttles.refresh(&self.overload, &node, now);
+        if let Some(ip) = applied_entity.filter(|ip| from.entity != Some(*ip)) {
+            let entity = Destination::entity(from.node.clone(), ip);
+            self.throttles.refresh(&self.overload, &entity, now);
+        }
+        ResponseOutcome { oci, lci }
+    }
+
+    /// Decide for the first transmission of a message of `message_type` towards `dest`, with
+    /// no redirection: [`CpDecision::Send`] or [`CpDecision::Reject`]. `ctx` describes the
+    /// session (its `procedure` defaults to the message type's); `draw` is a uniformly random
+    /// `u64` from the caller's RNG (used by [`LossMode::Random`]).
+    pub fn decide(
+        &mut self,
+        dest: &Destination,
+        message_type: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision {
+        self.decide_inner(dest, message_type, ctx, false, now, draw)
+    }
+
+    /// [`CpOverloadControl::decide`], allowing a throttled Session Establishment Request to be
+    /// redirected to an alternate UP function of the route list ([`CpDecision::Redirect`]);
+    /// other requests, or without a route list, behave as in `decide`. The alternates are
+    /// tried with their own throttles, the original destination's node skipped.
+    pub fn decide_redirectable(
+        &mut self,
+        dest: &Destination,
+        message_type: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision {
+        self.decide_inner(dest, message_type, ctx, true, now, draw)
+    }
+
+    fn decide_inner(
+        &mut self,
+        dest: &Destination,
+        message_type: MessageType,
+        ctx: &RequestContext<'_>,
+        allow_redirect: bool,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision {
+        let procedure = Procedure::of(message_type);
+        let mut ctx = *ctx;
+        if ctx.procedure.is_none() {
+            ctx.procedure = procedure;
+        }
+        let class = self.classifier.classify(&ctx).class;
+        let priority = class.priority;
+        if !message_type.is_request() || !procedure.is_some_and(Procedure::is_throttled) {
+            let kind = MessageKind::of(message_type);
+            if let Some(egress) = self.throttles.egress_entry(&dest.node, now) {
+                egress.on_send(kind, now);
+            }
+            self.stats.bypassed += 1;
+            metrics::counter!("pfcp_cp_decisions_total", "decision" => "bypass").increment(1);
+            tracing::debug!(
+                node = %dest.node,
+                entity = ?dest.entity,
+                message_type = message_type.0,
+                "cp: not throttled (response, Heartbeat or Association)"
+            );
+            return CpDecision::Send {
+                priority,
+                dest: dest.clone(),
+            };
+        }
+        let reason = match self.throttles.admit(&self.overload, dest, class, now, draw) {
+            Ok(()) => {
+                self.stats.sent += 1;
+                metrics::counter!("pfcp_cp_decisions_total", "decision" => "send").increment(1);
+                tracing::debug!(
+                    node = %dest.node,
+                    entity = ?dest.entity,
+                    message_type = message_type.0,
+                    priority = priority.value(),
+                    exempt = class.exempt,
+                    "cp: send"
+                );
+                return CpDecision::Send {
+                    priority,
+                    dest: dest.clone(),
+                };
+            }
+            Err(reason) => reason,
+        };
+        if allow_redirect && message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
+            if let Some(to) = self.redirect(dest, class, now, draw) {
+                self.stats.redirected += 1;
+                metrics::counter!("pfcp_cp_decisions_total", "decision" => "redirect").increment(1);
+                tracing::debug!(
+                    node = %dest.node,
+                    entity = ?dest.entity,
+                    to = %to,
+                    message_type = message_type.0,
+                    priority = priority.value(),
+                    "cp: redirected"
+                );
+                return CpDecision::Redirect { to, priority };
+            }
+        }
+        self.stats.rejected += 1;
+        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
+        tracing::debug!(
+            node = %dest.node,
+            entity = ?dest.entity,
+            message_type = message_type.0,
+            priority = priority.value(),
+            exempt = class.exempt,
+            reason = ?reason,
+            "cp: rejected locally (cause 74)"
+        );
+        CpDecision::Reject {
+            reason,
+            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+        }
+    }
+
+    /// Try the alternates of the route list for a request `dest` refused.
+    fn redirect(
+        &mut self,
+        dest: &Destination,
+        class: RequestClass,
+        now: Instant,
+        draw: u64,
+    ) -> Option<Destination> {
+        let routes = self.routes.as_mut()?;
+        // Make the original UP function ineligible for this request (a route list may list
+        // it), so that it costs no forwarding attempt; its weight is restored below.
+        let skipped = routes.groups().iter().enumerate().find_map(|(g, group)| {
+            group
+                .peers()
+                .iter()
+                .position(|(p, w)| p.node == dest.node && *w > 0)
+                .and_then(|i| group.peers().get(i).map(|(_, w)| (g, i, *w)))
+        });
+        if let Some((g, i, _)) = skipped {
+            routes.set_weight_at(g, i, 0);
+        }
+        let throttles = &mut self.throttles;
+        let overload = &self.overload;
+        let mut k = 0u64;
+        let result = routes.route(draw, &mut |alt: &Destination| {
+            k += 1;
+            alt.node != dest.node
+                && throttles
+                    .admit(overload, alt, class, now, mix(draw, k))
+                    .is_ok()
+        });
+        if let Some((g, i, w)) = skipped {
+            routes.set_weight_at(g, i, w);
+        }
+        match result {
+            Ok(routed) => Some(routed.peer),
+            Err(failure) => {
+                tracing::debug!(
+                    node = %dest.node,
+                    reason = %failure.reason,
+                    attempts = failure.attempts,
+                    "cp: no alternate admitted the request"
+                );
+                None
+            }
+        }
+    }
+
+    /// Select the UP function for a new session among `candidates` ([`UpSelector::select`]:
+    /// weights, the LCI loads and the node-scoped overload); `draw` is a uniformly random
+    /// `u64`. `None` if no candidate has a positive weight.
+    pub fn select_up(&self, candidates: &[Candidate], now: Instant, draw: u64) -> Option<usize> {
+        let chosen = self
+            .selector
+            .select(candidates, &self.loads, &self.overload, now, draw);
+        match chosen.and_then(|i| candidates.get(i)) {
+            Some(c) => {
+                metrics::counter!("pfcp_up_selections_total", "outcome" => "selected").increment(1);
+                tracing::debug!(
+                    node = %c.node,
+                    load = ?self.loads.load(&c.node, now),
+                    reduction = self.overload.reduction(None, &c.node, now),
+                    candidates = candidates.len(),
+                    "cp: UP function selected"
+                );
+            }
+            None => {
+                metrics::counter!("pfcp_up_selections_total", "outcome" => "none").increment(1);
+                tracing::debug!(candidates = candidates.len(), "cp: no UP function selected");
+            }
+        }
+        chosen
+    }
+
+    /// A request admitted earlier was retransmitted towards `dest` (never re-decided): count
+    /// it in the egress rate.
+    pub fn on_retransmit(&mut self, dest: &Destination, now: Instant) {
+        if let Some(egress) = self.throttles.egress_entry(&dest.node, now) {
+            egress.on_send(MessageKind::Request, now);
+        }
+    }
+
+    /// A request admitted by `decide` towards `dest` has ended (answered, timed out after the
+    /// last retransmission, or abandoned): frees its egress pending slot.
+    pub fn transaction_ended(&mut self, dest: &Destination) {
+        if let Some(e) = self.throttles.egress.get_mut(&dest.node) {
+            e.throttle.on_transaction_end();
+        }
+    }
+
+    /// The next instant at which [`CpOverloadControl::handle_timeout`] has work: an overload
+    /// state expires. (The egress throttles catch up by themselves at every decision.)
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.overload.poll_timeout()
+    }
+
+    /// Expire the overload states whose Period of Validity ended by `now` (their reductions
+    /// go back to 0) and advance the egress throttles.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.overload.handle_timeout(now);
+        self.drain_events(now);
+        for e in self.throttles.egress.values_mut() {
+            e.throttle.handle_timeout(now);
+        }
+    }
+
+    /// Forget everything learned from UP function `node`: it restarted (new Recovery Time
+    /// Stamp), re-associated, released the association or failed its heartbeats. Its overload
+    /// and load state, Loss throttles and egress throttle are dropped.
+    pub fn reset_peer(&mut self, node: &NodeKey) {
+        self.overload.reset_peer(node);
+        self.loads.reset_peer(node);
+        self.throttles.loss.retain(|d, _| &d.node != node);
+        self.throttles.egress.remove(node);
+        // The reset event itself needs no handling; drain to keep the queue short.
+        while self.overload.poll_event().is_some() {}
+        metrics::counter!("pfcp_peer_resets_total").increment(1);
+        tracing::info!(node = %node, "cp: peer state reset");
+    }
+
+    /// Handle the overload table's events: expiries and evictions (OCI outcomes are counted
+    /// where they are returned).
+    fn drain_events(&mut self, now: Instant) {
+        let mut expired = Vec::new();
+        while let Some(event) = self.overload.poll_event() {
+            match event {
+                OverloadEvent::Expired(scope) => {
+                    self.stats.oci_expired += 1;
+                    metrics::counter!("pfcp_oci_expired_total").increment(1);
+                    tracing::info!(scope = %scope, "cp: overload state expired");
+                    expired.push(scope);
+                }
+                OverloadEvent::Evicted(scope) => {
+                    metrics::counter!("pfcp_oci_evicted_total").increment(1);
+                    tracing::debug!(scope = %scope, "cp: overload state evicted (table full)");
+                    expired.push(scope);
+                }
+                _ => {}
+            }
+        }
+        if expired.is_empty() {
+            return;
+        }
+        let affected: Vec<Destination> = self
+            .throttles
+            .loss
+            .keys()
+            .filter(|d| {
+                expired.iter().any(|s| match s {
+                    Scope::Entity(ip) => d.entity == Some(*ip),
+                    Scope::Node(n) => &d.node == n,
+                })
+            })
+            .cloned()
+            .collect();
+        for d in &affected {
+            self.throttles.refresh(&self.overload, d, now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,688 @@
+//! The tokio UDP endpoint: one task owns the socket and all protocol state; handles talk to
+//! it through channels.
+//!
+//! * **One clock.** The driver reads time only in [`now`], from tokio's clock, so tests can run
+//!   with `tokio::time::pause()`.
+//! * **Requests out**: [`Endpoint::request`] allocates the sequence number, sends, retransmits
+//!   after T1 up to N1 times ([`crate::xact`]) and resolves with the response or
+//!   [`Error::Timeout`].
+//! * **Requests in**: Heartbeat and Association requests are answered by the endpoint
+//!   ([`crate::peer`]); session requests from a peer without an association are rejected with
+//!   Cause 72; malformed requests get the Cause and Offending IE `pfcp-wire` maps (7.6); a wrong
+//!   version gets Version Not Supported Response; everything else goes to the application as
+//!   [`Incoming`] through a bounded channel (when it is full the request is rejected with
+//!   Cause 74: the application is congested).
+//! * **Guard rails**: per-source ingress rate ([`crate::guard`]), bounded peers, transactions
+//!   and response cache, datagrams capped at 64 KiB; every answer is at most as large as needed
+//!   (no amplification: a response never carries more than the Cause, the Node ID where
+//!   mandatory, the Offending IE and the overload information).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use pfcp_wire::encode::MessageWriter;
+use pfcp_wire::{Cause, DecodeErrorKind, Header, Message, MessageType, SequenceNumber};
+use tokio::net::UdpSocket;
+use tokio::sync::{mpsc, oneshot};
+use tracing::{debug, info, warn};
+
+use crate::guard::{GuardConfig, IngressGuard};
+use crate::peer::{self, LocalNode, PeerEvent, Peers};
+use crate::xact::{Event, TransactionConfig, Transactions, TxId};
+
+/// The endpoint's only clock read: tokio's clock, so paused-time tests work.
+pub fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+/// Configuration of an [`Endpoint`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EndpointConfig {
+    /// This node.
+    pub local: LocalNode,
+    /// Retransmission and cache settings.
+    pub transactions: TransactionConfig,
+    /// Ingress rate guard per source.
+    pub guard: GuardConfig,
+    /// Most peers tracked. Default 4096.
+    pub max_peers: usize,
+    /// Heartbeat interval towards associated peers; `None` disables. Default 60 s.
+    pub heartbeat_interval: Option<Duration>,
+    /// Capacity of the channel of incoming requests to the application. Default 1024.
+    pub incoming_capacity: usize,
+}
+
+impl EndpointConfig {
+    /// Defaults for `local`.
+    pub fn new(local: LocalNode) -> Self {
+        EndpointConfig {
+            local,
+            transactions: TransactionConfig::default(),
+            guard: GuardConfig::default(),
+            max_peers: 4096,
+            heartbeat_interval: Some(Duration::from_secs(60)),
+            incoming_capacity: 1024,
+        }
+    }
+
+    /// With transaction settings.
+    #[must_use]
+    pub fn with_transactions(mut self, t: TransactionConfig) -> Self {
+        self.transactions = t;
+        self
+    }
+
+    /// With the ingress guard settings.
+    #[must_use]
+    pub fn with_guard(mut self, g: GuardConfig) -> Self {
+        self.guard = g;
+        self
+    }
+
+    /// With a heartbeat interval (`None`: no heartbeats).
+    #[must_use]
+    pub fn with_heartbeat_interval(mut self, i: Option<Duration>) -> Self {
+        self.heartbeat_interval = i;
+        self
+    }
+
+    /// With at most `n` peers.
+    #[must_use]
+    pub fn with_max_peers(mut self, n: usize) -> Self {
+        self.max_peers = n;
+        self
+    }
+
+    /// With an incoming channel of `n` requests.
+    #[must_use]
+    pub fn with_incoming_capacity(mut self, n: usize) -> Self {
+        self.incoming_capacity = n;
+        self
+    }
+}
+
+/// Errors of the endpoint API.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No response after N1 retransmissions.
+    #[error("no response after {transmissions} transmissions")]
+    Timeout {
+        /// Transmissions made (1 + N1).
+        transmissions: u32,
+    },
+    /// The peer answered with a rejection.
+    #[error("rejected by the peer: {0}")]
+    Rejected(Cause),
+    /// The endpoint task has stopped.
+    #[error("endpoint closed")]
+    Closed,
+    /// The message could not be encoded.
+    #[error("encode: {0}")]
+    Encode(#[from] pfcp_wire::EncodeError),
+    /// The peer's response could not be decoded.
+    #[error("bad response: {0}")]
+    Decode(#[from] pfcp_wire::DecodeError),
+    /// The transaction layer refused the request.
+    #[error("transaction: {0}")]
+    Xact(#[from] crate::xact::XactError),
+    /// Socket error.
+    #[error("io: {0}")]
+    Io(#[from] io::Error),
+}
+
+/// A request from a peer, for the application to answer with [`Incoming::respond`].
+#[derive(Debug)]
+pub struct Incoming {
+    /// Source address and port (the response goes back there).
+    pub peer: SocketAddr,
+    /// The request's header sequence number.
+    pub sequence: SequenceNumber,
+    /// The message (one complete PFCP message).
+    pub bytes: Bytes,
+    responses: mpsc::Sender<Outgoing>,
+}
+
+impl Incoming {
+    /// The decoded message (decoding was checked before delivery, so this succeeds).
+    pub fn message(&self) -> Result<Message<'_>, pfcp_wire::DecodeError> {
+        Message::decode(&self.bytes)
+    }
+
+    /// Send the response (an encoded message whose header copies the request's sequence
+    /// number). It is cached to answer retransmissions of the request.
+    pub async fn respond(self, response: Bytes) -> Result<(), Error> {
+        self.responses
+            .send(Outgoing::Response {
+                peer: self.peer,
+                sequence: self.sequence,
+                bytes: response,
+            })
+            .await
+            .map_err(|_| Error::Closed)
+    }
+}
+
+enum Outgoing {
+    Response {
+        peer: SocketAddr,
+        sequence: SequenceNumber,
+        bytes: Bytes,
+    },
+}
+
+enum Command {
+    Request {
+        peer: SocketAddr,
+        header: Header,
+        ies: Bytes,
+        reply: oneshot::Sender<Result<Bytes, Error>>,
+    },
+    Associate {
+        peer: SocketAddr,
+        reply: oneshot::Sender<Result<Bytes, Error>>,
+    },
+    Heartbeat {
+        peer: SocketAddr,
+        reply: oneshot::Sender<Result<Bytes, Error>>,
+    },
+}
+
+enum Pending {
+    App(oneshot::Sender<Result<Bytes, Error>>),
+    Associate(SocketAddr, oneshot::Sender<Result<Bytes, Error>>),
+    Heartbeat(SocketAddr, Option<oneshot::Sender<Result<Bytes, Error>>>),
+}
+
+/// A handle to a running endpoint. Cheap to clone; the task stops when every handle and the
+/// incoming receiver are dropped.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    commands: mpsc::Sender<Command>,
+    local_addr: SocketAddr,
+    local: Arc<LocalNode>,
+}
+
+/// The receiving halves an application reads.
+#[derive(Debug)]
+pub struct Channels {
+    /// Session and other requests for the application.
+    pub incoming: mpsc::Receiver<Incoming>,
+    /// Peer state changes (associated, restarted, released, failed).
+    pub events: mpsc::Receiver<PeerEvent>,
+}
+
+impl Endpoint {
+    /// Bind a UDP socket at `addr` and start the endpoint task on the current tokio runtime.
+    pub async fn bind(
+        config: EndpointConfig,
+        addr: SocketAddr,
+    ) -> io::Result<(Endpoint, Channels)> {
+        let socket = UdpSocket::bind(addr).await?;
+        let local_addr = socket.local_addr()?;
+        let (cmd_tx, cmd_rx) = mpsc::channel(1024);
+        let (in_tx, in_rx) = mpsc::channel(config.incoming_capacity.max(1));
+        let (ev_tx, ev_rx) = mpsc::channel(1024);
+        let (out_tx, out_rx) = mpsc::channel(1024);
+        let local = Arc::new(config.local.clone());
+        let driver = Driver {
+            socket,
+            xact: Transactions::new(config.transactions.clone()),
+            peers: Peers::new(config.max_peers),
+            guard: IngressGuard::new(config.guard),
+            local: config.local.clone(),
+            heartbeat_interval: config.heartbeat_interval,
+            next_heartbeat: config.heartbeat_interval.map(|i| now() + i),
+            commands: cmd_rx,
+            incoming: in_tx,
+            events: ev_tx,
+            responses_tx: out_tx,
+            responses: out_rx,
+            pending: HashMap::new(),
+            direct: Vec::new(),
+        };
+        tokio::spawn(driver.run());
+        info!(%local_addr, "pfcp endpoint bound");
+        Ok((
+            Endpoint {
+                commands: cmd_tx,
+                local_addr,
+                local,
+            },
+            Channels {
+                incoming: in_rx,
+                events: ev_rx,
+            },
+        ))
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// This node.
+    pub fn local_node(&self) -> &LocalNode {
+        &self.local
+    }
+
+    /// Send a request: `header` without a sequence number (the endpoint allocates it) and
+    /// `ies`, the encoded IEs. Resolves with the response message.
+    pub async fn request(
+        &self,
+        peer: SocketAddr,
+        header: Header,
+        ies: Bytes,
+    ) -> Result<Bytes, Error> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Request {
+                peer,
+                header,
+                ies,
+                reply,
+            })
+            .await
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?
+    }
+
+    /// Establish a PFCP association with `peer` (Association Setup Request).
+    pub async fn associate(&self, peer: SocketAddr) -> Result<(), Error> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Associate { peer, reply })
+            .await
+            .map_err(|_| Error::Closed)?;
+        let bytes = rx.await.map_err(|_| Error::Closed)??;
+        let msg = Message::decode(&bytes)?;
+        match msg.cause()? {
+            Some(c) if c.is_acceptance() == Some(true) => Ok(()),
+            Some(c) => Err(Error::Rejected(c)),
+            None => Err(Error::Rejected(Cause::MANDATORY_IE_MISSING)),
+        }
+    }
+
+    /// Send a Heartbeat Request now and wait for the response.
+    pub async fn heartbeat(&self, peer: SocketAddr) -> Result<(), Error> {
+        let (reply, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Heartbeat { peer, reply })
+            .await
+            .map_err(|_| Error::Closed)?;
+        rx.await.map_err(|_| Error::Closed)?.map(|_| ())
+    }
+}
+
+struct Driver {
+    socket: UdpSocket,
+    xact: Transactions,
+    peers: Peers,
+    guard: IngressGuard,
+    local: LocalNode,
+    heartbeat_interval: Option<Duration>,
+    next_heartbeat: Option<Instant>,
+    commands: mpsc::Receiver<Command>,
+    incoming: mpsc::Sender<Incoming>,
+    events: mpsc::Sender<PeerEvent>,
+    responses_tx: mpsc::Sender<Outgoing>,
+    responses: mpsc::Receiver<Outgoing>,
+    pending: HashMap<TxId, Pending>,
+    /// Datagrams sent outside the transaction layer (Version Not Supported Response).
+    direct: Vec<(SocketAddr, Bytes)>,
+}
+
+/// Largest UDP payload read (IPv4 maximum).
+const MAX_DATAGRAM: usize = 65_535;
+
+impl Driver {
+    async fn run(mut self) {
+        let mut buf = vec![0u8; MAX_DATAGRAM];
+        let mut commands_open = true;
+        loop {
+            let deadline = [self.xact.poll_timeout(), self.next_heartbeat]
+                .into_iter()
+                .flatten()
+                .min();
+            let sleep = async {
+                match deadline {
+                    Some(t) => tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await,
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                r = self.socket.recv_from(&mut buf) => match r {
+                    Ok((n, from)) => {
+                        let payload = Bytes::copy_from_slice(buf.get(..n).unwrap_or_default());
+                        self.on_datagram(from, payload);
+                    }
+                    Err(e) => warn!(error = %e, "recv_from failed"),
+                },
+                c = self.commands.recv(), if commands_open => match c {
+                    Some(c) => self.on_command(c),
+                    None => commands_open = false,
+                },
+                Some(o) = self.responses.recv() => self.on_outgoing(o),
+                _ = sleep => self.on_timeout(),
+            }
+            self.drain_events();
+            self.flush().await;
+            if !commands_open && self.incoming.is_closed() && self.pending.is_empty() {
+                debug!("pfcp endpoint stopping: no handle left");
+                return;
+            }
+        }
+    }
+
+    fn on_datagram(&mut self, from: SocketAddr, payload: Bytes) {
+        let t = now();
+        if !self.guard.admit(from, t) {
+            return;
+        }
+        metrics::counter!("pfcp_datagrams_received_total").increment(1);
+        self.xact.handle_datagram(from, payload, t);
+    }
+
+    fn on_command(&mut self, c: Command) {
+        let t = now();
+        match c {
+            Command::Request {
+                peer,
+                header,
+                ies,
+                reply,
+            } => {
+                let seq = self.xact.next_sequence(peer);
+                match encode_with(&header.with_sequence(seq), &ies) {
+                    Ok(bytes) => match self.xact.send_request(peer, bytes, t) {
+                        Ok(id) => {
+                            self.pending.insert(id, Pending::App(reply));
+                        }
+                        Err(e) => {
+                            let _ = reply.send(Err(e.into()));
+                        }
+                    },
+                    Err(e) => {
+                        let _ = reply.send(Err(e.into()));
+                    }
+                }
+            }
+            Command::Associate { peer, reply } => {
+                let seq = self.xact.next_sequence(peer);
+                let sent = peer::association_setup_request(&self.local, seq)
+                    .map_err(Error::from)
+                    .and_then(|b| self.xact.send_request(peer, b, t).map_err(Error::from));
+                match sent {
+                    Ok(id) => {
+                        self.pending.insert(id, Pending::Associate(peer, reply));
+                    }
+                    Err(e) => {
+                        let _ = reply.send(Err(e));
+                    }
+                }
+            }
+            Command::Heartbeat { peer, reply } => self.send_heartbeat(peer, Some(reply), t),
+        }
+    }
+
+    fn send_heartbeat(
+        &mut self,
+        peer: SocketAddr,
+        reply: Option<oneshot::Sender<Result<Bytes, Error>>>,
+        t: Instant,
+    ) {
+        let seq = self.xact.next_sequence(peer);
+        let sent = peer::heartbeat_request(&self.local, seq)
+            .map_err(Error::from)
+            .and_then(|b| self.xact.send_request(peer, b, t).map_err(Error::from));
+        match sent {
+            Ok(id) => {
+                self.pending.insert(id, Pending::Heartbeat(peer, reply));
+            }
+            Err(e) => {
+                if let Some(r) = reply {
+                    let _ = r.send(Err(e));
+                }
+            }
+        }
+    }
+
+    fn on_outgoing(&mut self, o: Outgoing) {
+        let Outgoing::Response {
+            peer,
+            sequence,
+            bytes,
+        } = o;
+        if let Err(e) = self.xact.send_response(peer, sequence, bytes, now()) {
+            warn!(%peer, error = %e, "response not sent");
+        }
+    }
+
+    fn on_timeout(&mut self) {
+        let t = now();
+        self.xact.handle_timeout(t);
+        if let (Some(at), Some(interval)) = (self.next_heartbeat, self.heartbeat_interval) {
+            if t >= at {
+                let peers: Vec<SocketAddr> = self.peers.associated().map(|(a, _)| *a).collect();
+                for p in peers {
+                    self.send_heartbeat(p, None, t);
+                }
+                self.next_heartbeat = Some(t + interval);
+            }
+        }
+    }
+
+    fn drain_events(&mut self) {
+        while let Some(e) = self.xact.poll_event() {
+            match e {
+                Event::Request {
+                    peer,
+                    sequence,
+                    message_type,
+                    bytes,
+                } => self.on_request(peer, sequence, message_type, bytes),
+                Event::Response {
+                    id, bytes, peer, ..
+                } => self.on_response(id, peer, bytes),
+                Event::Timeout {
+                    id,
+                    peer,
+                    transmissions,
+                } => self.on_request_timeout(id, peer, transmissions),
+                Event::Malformed { peer, error } => self.on_malformed(peer, &error),
+                other => debug!(event = ?other, "transaction event"),
+            }
+        }
+    }
+
+    fn on_request(
+        &mut self,
+        peer: SocketAddr,
+        sequence: SequenceNumber,
+        message_type: MessageType,
+        bytes: Bytes,
+    ) {
+        let t = now();
+        let Ok(msg) = Message::decode(&bytes) else {
+            return;
+        };
+        if let Some(answer) = self.peers.handle_request(&self.local, peer, &msg, t) {
+            match answer {
+                Ok(a) => {
+                    if let Some(r) = a.response {
+                        self.respond(peer, sequence, r);
+                    }
+                    for e in a.events {
+                        self.on_peer_event(e);
+                    }
+                }
+                Err(e) => warn!(%peer, error = %e, "node response not built"),
+            }
+            return;
+        }
+        // Unknown message types are discarded silently (7.6.1).
+        if !message_type.is_known() {
+            return;
+        }
+        let cp_seid = if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
+            msg.f_seid().ok().flatten().map(|f| f.seid)
+        } else {
+            msg.header().seid
+        };
+        if let Err(e) = msg.validate() {
+            if let Ok(Some(r)) = peer::error_response(&self.local, &e, cp_seid) {
+                self.respond(peer, sequence, r);
+            }
+            return;
+        }
+        let rejection = |cause| {
+            message_type.response_type().map(|rt| {
+                peer::session_or_node_rejection(
+                    &self.local,
+                    rt,
+                    sequence,
+                    cp_seid,
+                    msg.header().priority,
+                    cause,
+                    None,
+                )
+            })
+        };
+        if message_type.is_session() == Some(true) && !self.peers.is_associated(&peer) {
+            // Clause 6.2.6.1: session messages need an established association.
+            metrics::counter!("pfcp_requests_rejected_total", "cause" => "72").increment(1);
+            if let Some(Ok(r)) = rejection(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
+                self.respond(peer, sequence, r);
+            }
+            return;
+        }
+        let incoming = Incoming {
+            peer,
+            sequence,
+            bytes: bytes.clone(),
+            responses: self.responses_tx.clone(),
+        };
+        if self.incoming.try_send(incoming).is_err() {
+            // The application is not keeping up: refuse rather than queue without bound.
+            metrics::counter!("pfcp_requests_rejected_total", "cause" => "74").increment(1);
+            if let Some(Ok(r)) = rejection(Cause::PFCP_ENTITY_IN_CONGESTION) {
+                self.respond(peer, sequence, r);
+            }
+        }
+    }
+
+    fn respond(&mut self, peer: SocketAddr, sequence: SequenceNumber, bytes: Bytes) {
+        if let Err(e) = self.xact.send_response(peer, sequence, bytes, now()) {
+            warn!(%peer, error = %e, "response not sent");
+        }
+    }
+
+    fn on_response(&mut self, id: TxId, peer: SocketAddr, bytes: Bytes) {
+        let t = now();
+        match self.pending.remove(&id) {
+            Some(Pending::App(reply)) => {
+                let _ = reply.send(Ok(bytes));
+            }
+            Some(Pending::Associate(p, reply)) => {
+                if let Ok(msg) = Message::decode(&bytes) {
+                    for e in self.peers.handle_setup_response(p, &msg, t) {
+                        self.on_peer_event(e);
+                    }
+                }
+                let _ = reply.send(Ok(bytes));
+            }
+            Some(Pending::Heartbeat(p, reply)) => {
+                if let Ok(msg) = Message::decode(&bytes) {
+                    if let Some(e) = self.peers.handle_heartbeat_response(p, &msg, t) {
+                        self.on_peer_event(e);
+                    }
+                }
+                if let Some(r) = reply {
+                    let _ = r.send(Ok(bytes));
+                }
+            }
+            None => debug!(%peer, "response for an abandoned request"),
+        }
+    }
+
+    fn on_request_timeout(&mut self, id: TxId, peer: SocketAddr, transmissions: u32) {
+        match self.pending.remove(&id) {
+            Some(Pending::App(reply)) | Some(Pending::Associate(_, reply)) => {
+                let _ = reply.send(Err(Error::Timeout { transmissions }));
+            }
+            Some(Pending::Heartbeat(p, reply)) => {
+                // Path failure: the peer stopped answering (6.2.2).
+                if let Some(e) = self.peers.fail(p) {
+                    self.on_peer_event(e);
+                }
+                if let Some(r) = reply {
+                    let _ = r.send(Err(Error::Timeout { transmissions }));
+                }
+            }
+            None => debug!(%peer, "timeout for an abandoned request"),
+        }
+    }
+
+    fn on_malformed(&mut self, peer: SocketAddr, error: &pfcp_wire::DecodeError) {
+        metrics::counter!("pfcp_malformed_total").increment(1);
+        if let DecodeErrorKind::UnsupportedVersion { .. } = error.kind {
+            // Clause 7.6.2: answer with Version Not Supported Response (header only).
+            let mut out = BytesMut::with_capacity(8);
+            let seq = error.header.map(|h| h.sequence).unwrap_or_default();
+            let h = Header::new(MessageType::VERSION_NOT_SUPPORTED_RESPONSE).with_sequence(seq);
+            if let Ok(w) = MessageWriter::begin(&mut out, &h) {
+                if w.finish().is_ok() {
+                    self.transmit_direct(peer, out.freeze());
+                }
+            }
+            return;
+        }
+        let cp_seid = error.header.and_then(|h| h.seid);
+        if let (Ok(Some(r)), Some(h)) = (
+            peer::error_response(&self.local, error, cp_seid),
+            error.header,
+        ) {
+            self.respond(peer, h.sequence, r);
+        }
+    }
+
+    fn transmit_direct(&mut self, peer: SocketAddr, bytes: Bytes) {
+        self.direct.push((peer, bytes));
+    }
+
+    fn on_peer_event(&mut self, e: PeerEvent) {
+        if let PeerEvent::Restarted { peer, .. } | PeerEvent::Failed { peer, .. } = &e {
+            // A restarted or failed peer: its outstanding transactions fail (6.2.2, 6.2.6).
+            self.xact.fail_peer(*peer);
+        }
+        info!(event = ?e, "peer event");
+        let _ = self.events.try_send(e);
+    }
+
+    async fn flush(&mut self) {
+        while let Some(tx) = self.xact.poll_transmit() {
+            if let Err(e) = self.socket.send_to(&tx.bytes, tx.peer).await {
+                warn!(peer = %tx.peer, error = %e, "send_to failed");
+            }
+        }
+        for (peer, bytes) in std::mem::take(&mut self.direct) {
+            if let Err(e) = self.socket.send_to(&bytes, peer).await {
+                warn!(%peer, error = %e, "send_to failed");
+            }
+        }
+    }
+}
+
+/// A message from a header (with its sequence number) and pre-encoded IEs.
+fn encode_with(header: &Header, ies: &[u8]) -> Result<Bytes, pfcp_wire::EncodeError> {
+    let mut out = BytesMut::with_capacity(header.encoded_len() + ies.len());
+    let mut w = MessageWriter::begin(&mut out, header)?;
+    w.raw_ies(ies)?;
+    w.finish()?;
+    Ok(out.freeze())
+}

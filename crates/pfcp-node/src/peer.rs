@@ -1,0 +1,596 @@
+//! Association and heartbeat (TS 29.244 clauses 6.2.2, 6.2.6, 6.2.7, 6.2.8), sans-IO.
+//!
+//! [`Peers`] answers the node-related requests a PFCP function must handle itself and keeps
+//! what it learned about each peer: Node ID, Recovery Time Stamp, CP/UP Function Features,
+//! whether an association is established. A changed Recovery Time Stamp means the peer
+//! restarted: everything learned from it must be reset ([`PeerEvent::Restarted`]).
+//!
+//! * Heartbeat Requests are answered even from unknown peers and even when overloaded
+//!   (6.2.2.2); they never pass a throttle.
+//! * Association Setup establishes (or re-establishes) an association; Update refreshes the
+//!   features; Release ends it.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use pfcp_overload::NodeKey;
+use pfcp_wire::encode::MessageWriter;
+use pfcp_wire::ie::{
+    CpFunctionFeatures, Fqdn, NodeId, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
+};
+use pfcp_wire::{Cause, DecodeError, EncodeError, Header, Message, MessageType, SequenceNumber};
+
+/// Which side of N4 this node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Control plane function (SMF, SGW-C, PGW-C): sends session requests, throttles them.
+    Cp,
+    /// User plane function (UPF, SGW-U, PGW-U): serves session requests, reports overload.
+    Up,
+}
+
+/// This node's identity and capabilities.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalNode {
+    /// CP or UP.
+    pub role: Role,
+    /// Node ID (an IP address or an FQDN).
+    pub node_id: NodeKey,
+    /// When this node started (seconds since 1900, from the caller's clock at start-up).
+    pub recovery_time_stamp: RecoveryTimeStamp,
+    /// Advertised by a CP function (LOAD, OVRL, ...).
+    pub cp_features: CpFunctionFeatures,
+    /// Advertised by a UP function.
+    pub up_features: UpFunctionFeatures,
+}
+
+impl LocalNode {
+    /// A CP function advertising LOAD and OVRL (it acts on load and overload information).
+    pub fn cp(node_id: NodeKey, recovery_time_stamp: RecoveryTimeStamp) -> Self {
+        LocalNode {
+            role: Role::Cp,
+            node_id,
+            recovery_time_stamp,
+            cp_features: CpFunctionFeatures::empty()
+                .with(CpFunctionFeatures::LOAD)
+                .with(CpFunctionFeatures::OVRL),
+            up_features: UpFunctionFeatures::empty(),
+        }
+    }
+
+    /// A UP function.
+    pub fn up(node_id: NodeKey, recovery_time_stamp: RecoveryTimeStamp) -> Self {
+        LocalNode {
+            role: Role::Up,
+            node_id,
+            recovery_time_stamp,
+            cp_features: CpFunctionFeatures::empty(),
+            up_features: UpFunctionFeatures::empty(),
+        }
+    }
+
+    /// Write this node's Node ID IE.
+    pub(crate) fn write_node_id<S: pfcp_wire::encode::Sink + ?Sized>(
+        &self,
+        w: &mut MessageWriter<'_, S>,
+    ) -> Result<(), EncodeError> {
+        match &self.node_id {
+            NodeKey::Ip(IpAddr::V4(a)) => w.ie(&NodeId::Ipv4(*a))?,
+            NodeKey::Ip(IpAddr::V6(a)) => w.ie(&NodeId::Ipv6(*a))?,
+            NodeKey::Fqdn(name) => {
+                let f = Fqdn::from_dotted(name)
+                    .map_err(|_| EncodeError::InvalidValue("local Node ID is not a valid FQDN"))?;
+                w.ie(&NodeId::Fqdn(f))?
+            }
+        };
+        Ok(())
+    }
+
+    fn write_features<S: pfcp_wire::encode::Sink + ?Sized>(
+        &self,
+        w: &mut MessageWriter<'_, S>,
+    ) -> Result<(), EncodeError> {
+        // Features are conditional: present if at least one is supported (Table 7.4.4.1-1).
+        match self.role {
+            Role::Cp if self.cp_features.iter().next().is_some() => {
+                w.ie(&self.cp_features)?;
+            }
+            Role::Up if self.up_features.octets().iter().any(|b| *b != 0) => {
+                w.ie(&self.up_features)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// What this node knows about one peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerInfo {
+    /// The peer's Node ID, once known.
+    pub node: Option<NodeKey>,
+    /// The peer's last Recovery Time Stamp.
+    pub recovery_time_stamp: Option<RecoveryTimeStamp>,
+    /// Whether a PFCP association is established.
+    pub associated: bool,
+    /// CP Function Features the peer advertised.
+    pub cp_features: Option<CpFunctionFeatures>,
+    /// UP Function Features the peer advertised.
+    pub up_features: Option<UpFunctionFeatures>,
+    /// When the peer was last heard from.
+    pub last_seen: Instant,
+}
+
+/// A change in a peer's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PeerEvent {
+    /// An association was established (by either side).
+    Associated {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID.
+        node: NodeKey,
+    },
+    /// The peer restarted (its Recovery Time Stamp changed): reset what was learned from it.
+    Restarted {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+    },
+    /// The association was released.
+    Released {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+    },
+    /// The peer stopped answering heartbeats.
+    Failed {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+    },
+}
+
+/// The answer to a node-related request.
+#[derive(Debug, Default)]
+pub struct NodeAnswer {
+    /// The response to send, if any.
+    pub response: Option<Bytes>,
+    /// Events to report, in order.
+    pub events: Vec<PeerEvent>,
+}
+
+/// Peers by address, bounded.
+#[derive(Debug)]
+pub struct Peers {
+    map: HashMap<SocketAddr, PeerInfo>,
+    max_peers: usize,
+}
+
+/// Errors building node messages.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PeerError {
+    /// Encoding failed.
+    #[error("encode: {0}")]
+    Encode(#[from] EncodeError),
+}
+
+impl Peers {
+    /// An empty table holding at most `max_peers` peers.
+    pub fn new(max_peers: usize) -> Self {
+        Peers {
+            map: HashMap::new(),
+            max_peers,
+        }
+    }
+
+    /// What is known about `peer`.
+    pub fn get(&self, peer: &SocketAddr) -> Option<&PeerInfo> {
+        self.map.get(peer)
+    }
+
+    /// Whether an association with `peer` is established.
+    pub fn is_associated(&self, peer: &SocketAddr) -> bool {
+        self.map.get(peer).is_some_and(|p| p.associated)
+    }
+
+    /// Associated peers.
+    pub fn associated(&self) -> impl Iterator<Item = (&SocketAddr, &PeerInfo)> {
+        self.map.iter().filter(|(_, p)| p.associated)
+    }
+
+    /// Number of peers known.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no peer is known.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Forget a peer.
+    pub fn remove(&mut self, peer: &SocketAddr) -> Option<PeerInfo> {
+        self.map.remove(peer)
+    }
+
+    /// Record a Recovery Time Stamp heard from `peer`; returns a restart event if it changed.
+    pub fn observe_recovery(
+        &mut self,
+        peer: SocketAddr,
+        rts: RecoveryTimeStamp,
+        now: Instant,
+    ) -> Option<PeerEvent> {
+        let full = self.map.len() >= self.max_peers;
+        let info = match self.map.get_mut(&peer) {
+            Some(i) => i,
+            None if full => return None,
+            None => self.map.entry(peer).or_insert(PeerInfo {
+                node: None,
+                recovery_time_stamp: None,
+                associated: false,
+                cp_features: None,
+                up_features: None,
+                last_seen: now,
+            }),
+        };
+        info.last_seen = now;
+        let old = info.recovery_time_stamp.replace(rts);
+        // Equality, not order: the field wraps in 2036 (clause 8.2.65).
+        match old {
+            Some(o) if o != rts => {
+                info.associated = false;
+                Some(PeerEvent::Restarted {
+                    peer,
+                    node: info.node.clone(),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Answer a node-related request (Heartbeat, Association Setup/Update/Release) from
+    /// `peer`. Returns `None` if `msg` is not one of those.
+    pub fn handle_request(
+        &mut self,
+        local: &LocalNode,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Option<Result<NodeAnswer, PeerError>> {
+        let t = msg.message_type();
+        let seq = msg.header().sequence;
+        let answer = match t {
+            MessageType::HEARTBEAT_REQUEST => self.heartbeat(local, peer, msg, seq, now),
+            MessageType::ASSOCIATION_SETUP_REQUEST => self.setup(local, peer, msg, seq, now),
+            MessageType::ASSOCIATION_UPDATE_REQUEST => self.update(local, peer, msg, seq, now),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => self.release(local, peer, msg, seq),
+            _ => return None,
+        };
+        Some(answer)
+    }
+
+    fn heartbeat(
+        &mut self,
+        local: &LocalNode,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        seq: SequenceNumber,
+        now: Instant,
+    ) -> Result<NodeAnswer, PeerError> {
+        let mut answer = NodeAnswer::default();
+        // Clause 6.2.2.2: answer even unknown peers; a malformed Heartbeat is still answered
+        // (7.6: no rejection for Heartbeat), only restart detection needs the stamp.
+        if let Ok(Some(rts)) = msg.recovery_time_stamp() {
+            if let Some(e) = self.observe_recovery(peer, rts, now) {
+                answer.events.push(e);
+            }
+        }
+        let mut out = BytesMut::with_capacity(16);
+        let h = Header::new(MessageType::HEARTBEAT_RESPONSE).with_sequence(seq);
+        let mut w = MessageWriter::begin(&mut out, &h)?;
+        w.ie(&local.recovery_time_stamp)?;
+        w.finish()?;
+        answer.response = Some(out.freeze());
+        Ok(answer)
+    }
+
+    fn setup(
+        &mut self,
+        local: &LocalNode,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        seq: SequenceNumber,
+        now: Instant,
+    ) -> Result<NodeAnswer, PeerError> {
+        let mut answer = NodeAnswer::default();
+        let respond = |cause: Cause, offending: Option<OffendingIe>| {
+            node_response(
+                local,
+                MessageType::ASSOCIATION_SETUP_RESPONSE,
+                seq,
+                cause,
+                offending,
+                true,
+            )
+        };
+        if let Err(e) = msg.validate() {
+            answer.response = Some(respond(e.cause(), e.offending_ie().map(OffendingIe))?);
+            return Ok(answer);
+        }
+        let node = match msg.node_id() {
+            Ok(Some(n)) => NodeKey::from_node_id(&n),
+            _ => {
+                answer.response = Some(respond(
+                    Cause::MANDATORY_IE_INCORRECT,
+                    Some(OffendingIe(pfcp_wire::IeType::NODE_ID)),
+                )?);
+                return Ok(answer);
+            }
+        };
+        if self.map.len() >= self.max_peers && !self.map.contains_key(&peer) {
+            answer.response = Some(respond(Cause::NO_RESOURCES_AVAILABLE, None)?);
+            return Ok(answer);
+        }
+        if let Ok(Some(rts)) = msg.recovery_time_stamp() {
+            if let Some(e) = self.observe_recovery(peer, rts, now) {
+                answer.events.push(e);
+            }
+        }
+        let info = self.map.entry(peer).or_insert(PeerInfo {
+            node: None,
+            recovery_time_stamp: msg.recovery_time_stamp().ok().flatten(),
+            associated: false,
+            cp_features: None,
+            up_features: None,
+            last_seen: now,
+        });
+        info.node = Some(node.clone());
+        info.associated = true;
+        info.last_seen = now;
+        info.cp_features = msg.cp_function_features().ok().flatten();
+        info.up_features = msg.up_function_features().ok().flatten();
+        answer.events.push(PeerEvent::Associated { peer, node });
+        answer.response = Some(respond(Cause::REQUEST_ACCEPTED, None)?);
+        Ok(answer)
+    }
+
+    fn update(
+        &mut self,
+        local: &LocalNode,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        seq: SequenceNumber,
+        now: Instant,
+    ) -> Result<NodeAnswer, PeerError> {
+        let mut answer = NodeAnswer::default();
+        let cause = match self.map.get_mut(&peer) {
+            Some(info) if info.associated => {
+                info.last_seen = now;
+                if let Ok(Some(f)) = msg.cp_function_features() {
+                    info.cp_features = Some(f);
+                }
+                if let Ok(Some(f)) = msg.up_function_features() {
+                    info.up_features = Some(f);
+                }
+                Cause::REQUEST_ACCEPTED
+            }
+            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
+        };
+        answer.response = Some(node_response(
+            local,
+            MessageType::ASSOCIATION_UPDATE_RESPONSE,
+            seq,
+            cause,
+            None,
+            false,
+        )?);
+        Ok(answer)
+    }
+
+    fn release(
+        &mut self,
+        local: &LocalNode,
+        peer: SocketAddr,
+        _msg: &Message<'_>,
+        seq: SequenceNumber,
+    ) -> Result<NodeAnswer, PeerError> {
+        let mut answer = NodeAnswer::default();
+        let cause = match self.map.get_mut(&peer) {
+            Some(info) if info.associated => {
+                info.associated = false;
+                answer.events.push(PeerEvent::Released {
+                    peer,
+                    node: info.node.clone(),
+                });
+                Cause::REQUEST_ACCEPTED
+            }
+            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
+        };
+        answer.response = Some(node_response(
+            local,
+            MessageType::ASSOCIATION_RELEASE_RESPONSE,
+            seq,
+            cause,
+            None,
+            false,
+        )?);
+        Ok(answer)
+    }
+
+    /// Record the answer to an Association Setup Request this node sent.
+    pub fn handle_setup_response(
+        &mut self,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Vec<PeerEvent> {
+        let mut events = Vec::new();
+        let accepted = matches!(msg.cause(), Ok(Some(c)) if c.is_acceptance() == Some(true));
+        let node = msg
+            .node_id()
+            .ok()
+            .flatten()
+            .map(|n| NodeKey::from_node_id(&n));
+        if let Ok(Some(rts)) = msg.recovery_time_stamp() {
+            events.extend(self.observe_recovery(peer, rts, now));
+        }
+        if let (true, Some(node)) = (accepted, node) {
+            if let Some(info) = self.map.get_mut(&peer) {
+                info.node = Some(node.clone());
+                info.associated = true;
+                info.cp_features = msg.cp_function_features().ok().flatten();
+                info.up_features = msg.up_function_features().ok().flatten();
+                events.push(PeerEvent::Associated { peer, node });
+            }
+        }
+        events
+    }
+
+    /// Record a Heartbeat Response from `peer`.
+    pub fn handle_heartbeat_response(
+        &mut self,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Option<PeerEvent> {
+        match msg.recovery_time_stamp() {
+            Ok(Some(rts)) => self.observe_recovery(peer, rts, now),
+            _ => None,
+        }
+    }
+
+    /// The peer missed its heartbeats: it is considered failed and its association ends.
+    pub fn fail(&mut self, peer: SocketAddr) -> Option<PeerEvent> {
+        let info = self.map.get_mut(&peer)?;
+        info.associated = false;
+        Some(PeerEvent::Failed {
+            peer,
+            node: info.node.clone(),
+        })
+    }
+}
+
+/// Build a node-related response with Node ID (where required), Cause and optional Offending
+/// IE; Association Setup Response also carries the Recovery Time Stamp and features.
+pub(crate) fn node_response(
+    local: &LocalNode,
+    t: MessageType,
+    seq: SequenceNumber,
+    cause: Cause,
+    offending: Option<OffendingIe>,
+    setup: bool,
+) -> Result<Bytes, EncodeError> {
+    let mut out = BytesMut::with_capacity(64);
+    let h = Header::new(t).with_sequence(seq);
+    let mut w = MessageWriter::begin(&mut out, &h)?;
+    local.write_node_id(&mut w)?;
+    w.ie(&cause)?;
+    if let Some(o) = offending {
+        w.ie(&o)?;
+    }
+    if setup {
+        w.ie(&local.recovery_time_stamp)?;
+        local.write_features(&mut w)?;
+    }
+    w.finish()?;
+    Ok(out.freeze())
+}
+
+/// Build an Association Setup Request from this node.
+pub fn association_setup_request(
+    local: &LocalNode,
+    seq: SequenceNumber,
+) -> Result<Bytes, EncodeError> {
+    let mut out = BytesMut::with_capacity(64);
+    let h = Header::new(MessageType::ASSOCIATION_SETUP_REQUEST).with_sequence(seq);
+    let mut w = MessageWriter::begin(&mut out, &h)?;
+    local.write_node_id(&mut w)?;
+    w.ie(&local.recovery_time_stamp)?;
+    local.write_features(&mut w)?;
+    w.finish()?;
+    Ok(out.freeze())
+}
+
+/// Build a Heartbeat Request from this node.
+pub fn heartbeat_request(local: &LocalNode, seq: SequenceNumber) -> Result<Bytes, EncodeError> {
+    let mut out = BytesMut::with_capacity(16);
+    let h = Header::new(MessageType::HEARTBEAT_REQUEST).with_sequence(seq);
+    let mut w = MessageWriter::begin(&mut out, &h)?;
+    w.ie(&local.recovery_time_stamp)?;
+    w.finish()?;
+    Ok(out.freeze())
+}
+
+/// The answer to a request whose decoding or validation failed, when one is due (7.6): the
+/// response type for the request with the Cause the error maps to and the Offending IE;
+/// `None` for Heartbeat (never rejected), responses and unknown types (discarded).
+pub fn error_response(
+    local: &LocalNode,
+    error: &DecodeError,
+    cp_seid: Option<u64>,
+) -> Result<Option<Bytes>, EncodeError> {
+    let Some(h) = error.header else {
+        return Ok(None);
+    };
+    if h.message_type == MessageType::HEARTBEAT_REQUEST || !h.message_type.is_request() {
+        return Ok(None);
+    }
+    let Some(rt) = h.message_type.response_type() else {
+        return Ok(None);
+    };
+    session_or_node_rejection(
+        local,
+        rt,
+        h.sequence,
+        cp_seid,
+        h.priority,
+        error.cause(),
+        error.offending_ie().map(OffendingIe),
+    )
+    .map(Some)
+}
+
+/// A rejection response of type `rt` (node or session) with `cause`.
+pub fn session_or_node_rejection(
+    local: &LocalNode,
+    rt: MessageType,
+    seq: SequenceNumber,
+    cp_seid: Option<u64>,
+    priority: Option<pfcp_wire::MessagePriority>,
+    cause: Cause,
+    offending: Option<OffendingIe>,
+) -> Result<Bytes, EncodeError> {
+    if rt.is_session() == Some(true) {
+        let mut out = BytesMut::with_capacity(48);
+        // Clause 7.2.2.4.2: SEID 0 is allowed for a rejection when the CP's SEID is unknown.
+        let mut h = Header::new(rt)
+            .with_seid(cp_seid.unwrap_or(0))
+            .with_sequence(seq);
+        if let Some(p) = priority {
+            h = h.with_priority(p);
+        }
+        let mut w = MessageWriter::begin(&mut out, &h)?;
+        if rt == MessageType::SESSION_ESTABLISHMENT_RESPONSE {
+            local.write_node_id(&mut w)?;
+        }
+        w.ie(&cause)?;
+        if let Some(o) = offending {
+            w.ie(&o)?;
+        }
+        w.finish()?;
+        Ok(out.freeze())
+    } else {
+        node_response(local, rt, seq, cause, offending, false)
+    }
+}
+
+#[cfg(test)]
+mod tests;

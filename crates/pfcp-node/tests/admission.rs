@@ -1,0 +1,242 @@
+//! UP self-protection through the public API: real request octets in, cause-74 rejections
+//! out (decoded and validated with pfcp-wire), and the queue discipline checked against a
+//! reference model.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use pfcp_node::admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
+use pfcp_overload::NodeKey;
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{FSeid, NodeId};
+use pfcp_wire::{Cause, Header, IeType, Message, MessagePriority, MessageType, SequenceNumber};
+use proptest::prelude::*;
+
+#[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the code never reads the clock.
+fn base() -> Instant {
+    Instant::now()
+}
+
+const MS: Duration = Duration::from_millis(1);
+
+/// The minimal Session Establishment Request of digest section 4.14: its Create PDR and
+/// Create FAR are reused by [`establishment`].
+const SER: [u8; 94] = [
+    0x23, 0x32, 0x00, 0x5a, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x02, 0x50, 0x00, 0x3c, 0x00, 0x05,
+    0x00, 0xc0, 0x00, 0x02, 0x0a, 0x00, 0x39, 0x00, 0x0d, 0x02, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xc0,
+    0x00, 0x02, 0x0a, 0x00, 0x01, 0x00, 0x1f, 0x00, 0x38, 0x00, 0x02, 0x00, 0x01, 0x00, 0x1d, 0x00,
+    0x04, 0x00, 0x00, 0x00, 0xff, 0x00, 0x02, 0x00, 0x05, 0x00, 0x14, 0x00, 0x01, 0x00, 0x00, 0x6c,
+    0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x03, 0x00, 0x0d, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00,
+    0x00, 0x01, 0x00, 0x2c, 0x00, 0x01, 0x02,
+];
+
+fn smf() -> (SocketAddr, NodeKey) {
+    let ip = Ipv4Addr::new(192, 0, 2, 10);
+    (SocketAddr::from((ip, 8805)), NodeKey::Ip(ip.into()))
+}
+
+/// A valid Session Establishment Request with sequence `seq`, priority `p` (MP=1) and CP
+/// SEID `cp_seid`.
+fn establishment(seq: u32, p: u8, cp_seid: u64) -> Bytes {
+    let template = Message::decode(&SER).unwrap();
+    let pdr = template.find(IeType::CREATE_PDR).unwrap();
+    let far = template.find(IeType::CREATE_FAR).unwrap();
+    let header = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST)
+        .with_seid(0)
+        .with_sequence(SequenceNumber::new(seq).unwrap())
+        .with_priority(MessagePriority::new(p).unwrap());
+    let b = MessageBuilder::new(header)
+        .ie(NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 10)))
+        .ie(FSeid {
+            seid: cp_seid,
+            ipv4: Some(Ipv4Addr::new(192, 0, 2, 10)),
+            ipv6: None,
+        })
+        .ie(pdr)
+        .ie(far);
+    let mut buf = vec![0u8; b.encoded_len()];
+    b.encode_into(&mut buf).unwrap();
+    Message::decode(&buf).unwrap().validate().unwrap();
+    Bytes::from(buf)
+}
+
+/// Check a rejection against its request and return the decoded OCI's AOCI flag, if any.
+fn check_rejection(bytes: &[u8], request: &QueuedRequest, cp_seid: u64) -> Option<bool> {
+    let msg = Message::decode(bytes).unwrap();
+    msg.validate().unwrap();
+    msg.check_typed_ies().unwrap();
+    assert_eq!(
+        msg.message_type(),
+        MessageType::SESSION_ESTABLISHMENT_RESPONSE
+    );
+    assert_eq!(msg.header().sequence, request.sequence);
+    assert_eq!(msg.header().seid, Some(cp_seid));
+    assert_eq!(msg.header().priority, Some(request.priority));
+    assert_eq!(msg.cause().unwrap(), Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+    assert_eq!(
+        msg.node_id().unwrap(),
+        Some(NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)))
+    );
+    msg.overload_control_information()
+        .unwrap()
+        .map(|oci| oci.aoci())
+}
+
+#[test]
+fn overloaded_up_rejects_low_priority_establishments_with_valid_responses() {
+    let t0 = base();
+    let (addr, node) = smf();
+    let mut up = UpAdmission::new(
+        AdmissionConfig::new(NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into()))
+            .with_service_rate(Some(1000.0))
+            .with_queue_capacity(20),
+        t0,
+    )
+    .unwrap();
+    up.set_peer_support(node.clone(), true, true);
+    let mut served_priorities = Vec::new();
+    let (mut rejections, mut with_oci) = (0, 0);
+    // 1 s at 4 requests per ms (4x), priorities cycling 0..=15; seq doubles as CP SEID.
+    for ms in 0..1000u32 {
+        let now = t0 + ms * MS;
+        for k in 0..4u32 {
+            let seq = ms * 4 + k;
+            let p = (seq % 16) as u8;
+            let req = up
+                .request_from(
+                    addr,
+                    establishment(seq, p, u64::from(seq) + 1),
+                    Some(node.clone()),
+                )
+                .unwrap();
+            let refused = match up.offer(req, now) {
+                Admit::Queued { evicted } => evicted,
+                Admit::Rejected { request, cause } => {
+                    assert_eq!(cause, Cause::PFCP_ENTITY_IN_CONGESTION);
+                    Some(request)
+                }
+                Admit::Bypass(r) => panic!("establishments are admitted: {r:?}"),
+            };
+            if let Some(r) = refused {
+                let rsp = MessageType::SESSION_ESTABLISHMENT_RESPONSE;
+                let oci = up.oci_for(
+                    &r.peer_key(),
+                    rsp,
+                    Some(Cause::PFCP_ENTITY_IN_CONGESTION),
+                    now,
+                );
+                let lci = up.lci_for(&r.peer_key(), rsp);
+                let bytes = up.build_rejection(&r, oci, lci).unwrap();
+                let cp_seid = u64::from(r.sequence.value()) + 1;
+                if let Some(aoci) = check_rejection(&bytes, &r, cp_seid) {
+                    assert!(aoci, "AOCI on every OCI in a rejected establishment");
+                    with_oci += 1;
+                }
+                rejections += 1;
+            }
+        }
+        while let Some(r) = up.poll_ready(now) {
+            served_priorities.push(r.priority.value());
+        }
+        up.handle_timeout(now);
+    }
+    assert!(up.overload_metric() >= 70, "{}", up.overload_metric());
+    assert!(with_oci >= 1);
+    assert_eq!(up.stats().served as usize, served_priorities.len());
+    assert!(
+        served_priorities.len() >= 990,
+        "{}",
+        served_priorities.len()
+    );
+    assert_eq!(rejections, up.stats().rejected + up.stats().evicted);
+    // Under 4x overload only the upper quarter of the priorities gets service.
+    let high = served_priorities.iter().filter(|&&p| p < 4).count();
+    assert!(
+        high * 100 >= served_priorities.len() * 90,
+        "{high} of {}",
+        served_priorities.len()
+    );
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Offer(u8),
+    Pop,
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        prop_oneof![3 => (0u8..16).prop_map(Op::Offer), 1 => Just(Op::Pop)],
+        0..200,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The queue against a reference model: FIFO per priority, 0 first; when full, a newcomer
+    /// evicts the newest request of the lowest queued priority if it ranks strictly higher,
+    /// else it is rejected.
+    #[test]
+    fn queue_matches_the_reference_model(capacity in 0usize..12, ops in ops()) {
+        let t0 = base();
+        let (addr, node) = smf();
+        let mut up = UpAdmission::new(
+            AdmissionConfig::new(NodeKey::fqdn("upf.example")).with_queue_capacity(capacity),
+            t0,
+        )
+        .unwrap();
+        let mut model: Vec<(u8, u32)> = Vec::new(); // (priority, seq) in arrival order
+        for (seq, op) in (0u32..).zip(ops) {
+            match op {
+                Op::Offer(p) => {
+                    let header = Header::new(MessageType::SESSION_DELETION_REQUEST)
+                        .with_seid(1)
+                        .with_sequence(SequenceNumber::new(seq).unwrap())
+                        .with_priority(MessagePriority::new(p).unwrap());
+                    let b = MessageBuilder::new(header);
+                    let mut buf = vec![0u8; b.encoded_len()];
+                    b.encode_into(&mut buf).unwrap();
+                    let req = up.request_from(addr, Bytes::from(buf), Some(node.clone())).unwrap();
+                    let got = up.offer(req, t0);
+                    let expected_evicted = if model.len() < capacity {
+                        model.push((p, seq));
+                        None
+                    } else {
+                        let lowest = model.iter().map(|e| e.0).max();
+                        match lowest {
+                            Some(l) if p < l => {
+                                let i = model.iter().rposition(|e| e.0 == l).unwrap();
+                                let e = model.remove(i);
+                                model.push((p, seq));
+                                Some(Some(e.1))
+                            }
+                            _ => Some(None),
+                        }
+                    };
+                    match (got, expected_evicted) {
+                        (Admit::Queued { evicted: None }, None) => {}
+                        (Admit::Queued { evicted: Some(e) }, Some(Some(s))) => {
+                            prop_assert_eq!(e.sequence.value(), s)
+                        }
+                        (Admit::Rejected { request, .. }, Some(None)) => {
+                            prop_assert_eq!(request.sequence.value(), seq)
+                        }
+                        (got, want) => prop_assert!(false, "got {:?}, model {:?}", got, want),
+                    }
+                }
+                Op::Pop => {
+                    let best = model.iter().map(|e| e.0).min();
+                    let expected = best.map(|b| {
+                        let i = model.iter().position(|e| e.0 == b).unwrap();
+                        model.remove(i).1
+                    });
+                    prop_assert_eq!(up.pop(t0).map(|r| r.sequence.value()), expected);
+                }
+            }
+            prop_assert_eq!(up.len(), model.len());
+            prop_assert!(up.len() <= capacity);
+        }
+    }
+}
