@@ -51,9 +51,10 @@
 //! left in the queue are fed to an [`OverloadReporter`] (the Overload Reduction Metric), and
 //! the utilisation (served over the capacity of one interval, smoothed) to a
 //! [`LoadReporter`] (the Load Metric). The capacity is the service rate if set, otherwise
-//! [`ReporterConfig::capacity`] or the reporter's learned estimate. Intervals are closed by
-//! whichever call first sees that one has ended, so the counts are exact to the interval even
-//! if [`UpAdmission::handle_timeout`] runs late.
+//! [`ReporterConfig::capacity`] or the reporter's learned estimate; a UP function with a
+//! better load measure feeds it with [`UpAdmission::report_utilisation`] instead. Intervals
+//! are closed by whichever call first sees that one has ended, so the counts are exact to the
+//! interval even if [`UpAdmission::handle_timeout`] runs late.
 //!
 //! [`UpAdmission::oci_for`] and [`UpAdmission::lci_for`] delegate to the reporters: the
 //! endpoint piggybacks their answer on Session Establishment/Modification/Deletion Responses
@@ -372,6 +373,7 @@ pub struct UpAdmission {
     arrived: u64,
     served: u64,
     utilisation: Option<f64>,
+    manual_load: bool,
     reporter: OverloadReporter<PeerKey>,
     load: LoadReporter<PeerKey>,
     stats: AdmissionStats,
@@ -421,6 +423,7 @@ impl UpAdmission {
             arrived: 0,
             served: 0,
             utilisation: None,
+            manual_load: false,
             stats: AdmissionStats::default(),
         })
     }
@@ -655,6 +658,17 @@ impl UpAdmission {
     pub fn handle_timeout(&mut self, now: Instant) {
         self.advance(now);
         self.sweep(now);
+    }
+
+    /// Feed the Load Metric from the UP function's own load measure (CPU, memory, sessions;
+    /// 0.0 to 1.0) instead of the service utilisation: from the first call on, the control
+    /// intervals no longer feed it.
+    pub fn report_utilisation(&mut self, utilisation: f64) {
+        self.manual_load = true;
+        if let Some(load) = self.load.handle_utilisation(utilisation) {
+            metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+            tracing::info!(load, utilisation, "admission: Load Metric published");
+        }
     }
 
     /// The OCI to piggyback on a message of `message_type` (with `cause`, for a response) to
@@ -919,7 +933,7 @@ impl UpAdmission {
             Some(step) => Some(self.interval.as_secs_f64() / step.as_secs_f64()),
             None => self.reporter.capacity(),
         };
-        if let Some(cap) = capacity.filter(|c| *c > 0.0) {
+        if let Some(cap) = capacity.filter(|c| *c > 0.0 && !self.manual_load) {
             let u = (m.served as f64 / cap).min(1.0);
             let a = self.config.load_smoothing;
             let smoothed = self.utilisation.map_or(u, |prev| a * u + (1.0 - a) * prev);

@@ -721,7 +721,8 @@ impl CpOverloadControl {
     /// Decide for the first transmission of a message of `message_type` towards `dest`, with
     /// no redirection: [`CpDecision::Send`] or [`CpDecision::Reject`]. `ctx` describes the
     /// session (its `procedure` defaults to the message type's); `draw` is a uniformly random
-    /// `u64` from the caller's RNG (used by [`LossMode::Random`]).
+    /// `u64` from the caller's RNG (used by [`LossMode::Random`]). A response is always sent;
+    /// give it its request's priority rather than the one returned (clause 7.2.2.4.1).
     pub fn decide(
         &mut self,
         dest: &Destination,

@@ -30,9 +30,14 @@ use tokio::net::UdpSocket;
 use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, info, warn};
 
+use crate::admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
+use crate::cp::{CpConfig, CpDecision, CpOverloadControl, Destination};
 use crate::guard::{GuardConfig, IngressGuard};
 use crate::peer::{self, LocalNode, PeerEvent, Peers};
 use crate::xact::{Event, TransactionConfig, Transactions, TxId};
+use pfcp_overload::NodeKey;
+use pfcp_throttle::classify::{Procedure, Snssai};
+use pfcp_throttle::RequestContext;
 
 /// The endpoint's only clock read: tokio's clock, so paused-time tests work.
 pub fn now() -> Instant {
@@ -55,6 +60,14 @@ pub struct EndpointConfig {
     pub heartbeat_interval: Option<Duration>,
     /// Capacity of the channel of incoming requests to the application. Default 1024.
     pub incoming_capacity: usize,
+    /// UP self-protection and OCI/LCI reporting (a UP function). Default `None`.
+    pub admission: Option<AdmissionConfig>,
+    /// CP overload control: OCI/LCI state, throttling, redirection (a CP function). Default
+    /// `None`.
+    pub cp: Option<CpConfig>,
+    /// Alternate UP functions for redirecting throttled Session Establishment Requests (CP).
+    /// Default `None`.
+    pub routes: Option<pfcp_throttle::routing::RouteList<Destination>>,
 }
 
 impl EndpointConfig {
@@ -67,7 +80,32 @@ impl EndpointConfig {
             max_peers: 4096,
             heartbeat_interval: Some(Duration::from_secs(60)),
             incoming_capacity: 1024,
+            admission: None,
+            cp: None,
+            routes: None,
         }
+    }
+
+    /// With a route list of alternate UP functions (CP side, used with
+    /// [`RequestProfile::redirectable`]).
+    #[must_use]
+    pub fn with_routes(mut self, routes: pfcp_throttle::routing::RouteList<Destination>) -> Self {
+        self.routes = Some(routes);
+        self
+    }
+
+    /// With UP self-protection and overload/load reporting.
+    #[must_use]
+    pub fn with_admission(mut self, a: AdmissionConfig) -> Self {
+        self.admission = Some(a);
+        self
+    }
+
+    /// With CP overload control.
+    #[must_use]
+    pub fn with_cp(mut self, c: CpConfig) -> Self {
+        self.cp = Some(c);
+        self
     }
 
     /// With transaction settings.
@@ -122,6 +160,16 @@ pub enum Error {
     /// The endpoint task has stopped.
     #[error("endpoint closed")]
     Closed,
+    /// Not sent: the destination's overload throttles refused it; treat it as though the UP
+    /// function had rejected it with `cause` (clause 6.2.4.4).
+    #[error("throttled locally ({cause})")]
+    Throttled {
+        /// Cause 74, locally generated.
+        cause: Cause,
+    },
+    /// The endpoint could not be configured.
+    #[error("configuration: {0}")]
+    Config(String),
     /// The message could not be encoded.
     #[error("encode: {0}")]
     Encode(#[from] pfcp_wire::EncodeError),
@@ -176,11 +224,91 @@ enum Outgoing {
     },
 }
 
+/// What a CP function knows about a request, for its priority and throttling (an owned form
+/// of [`RequestContext`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestProfile {
+    /// Emergency session.
+    pub emergency: bool,
+    /// eMPS session.
+    pub emps: bool,
+    /// ARP priority levels of the bearers / QoS flows concerned.
+    pub arp_levels: Vec<u8>,
+    /// Low Access Priority UE.
+    pub low_access_priority: bool,
+    /// DNN.
+    pub dnn: Option<String>,
+    /// S-NSSAI.
+    pub snssai: Option<Snssai>,
+    /// The session is established.
+    pub established: bool,
+    /// A later step of an admitted procedure.
+    pub later_step: bool,
+    /// A re-establishment after a peer restart.
+    pub restoration: bool,
+    /// An additional session of a served UE.
+    pub additional_session: bool,
+    /// The UP PFCP entity (UP F-SEID address) of the session, for entity-scoped overload.
+    pub entity: Option<std::net::IpAddr>,
+    /// Allow redirection of a throttled Session Establishment Request to an alternate UP.
+    pub redirectable: bool,
+}
+
+impl RequestProfile {
+    /// An emergency request.
+    #[must_use]
+    pub fn emergency() -> Self {
+        RequestProfile {
+            emergency: true,
+            ..RequestProfile::default()
+        }
+    }
+
+    /// With ARP priority levels.
+    #[must_use]
+    pub fn with_arp(mut self, levels: &[u8]) -> Self {
+        self.arp_levels = levels.to_vec();
+        self
+    }
+
+    /// With redirection allowed.
+    #[must_use]
+    pub fn with_redirect(mut self, redirectable: bool) -> Self {
+        self.redirectable = redirectable;
+        self
+    }
+
+    /// With the session's UP entity.
+    #[must_use]
+    pub fn with_entity(mut self, entity: std::net::IpAddr) -> Self {
+        self.entity = Some(entity);
+        self
+    }
+
+    fn context(&self, procedure: Option<Procedure>) -> RequestContext<'_> {
+        RequestContext {
+            procedure,
+            emergency: self.emergency,
+            emps: self.emps,
+            arp_levels: &self.arp_levels,
+            low_access_priority: self.low_access_priority,
+            dnn: self.dnn.as_deref(),
+            snssai: self.snssai,
+            established: self.established,
+            later_step: self.later_step,
+            restoration: self.restoration,
+            additional_session: self.additional_session,
+        }
+    }
+}
+
 enum Command {
     Request {
         peer: SocketAddr,
         header: Header,
         ies: Bytes,
+        profile: RequestProfile,
         reply: oneshot::Sender<Result<Bytes, Error>>,
     },
     Associate {
@@ -230,7 +358,28 @@ impl Endpoint {
         let (ev_tx, ev_rx) = mpsc::channel(1024);
         let (out_tx, out_rx) = mpsc::channel(1024);
         let local = Arc::new(config.local.clone());
+        let admission = match config.admission.clone() {
+            Some(a) => Some(
+                UpAdmission::new(a, now())
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?,
+            ),
+            None => None,
+        };
+        let cp = match config.cp.clone() {
+            Some(c) => {
+                let mut cp = CpOverloadControl::new(c)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+                cp.set_routes(config.routes.clone());
+                Some(cp)
+            }
+            None => None,
+        };
         let driver = Driver {
+            admission,
+            cp,
+            pending_dest: HashMap::new(),
+            node_addrs: HashMap::new(),
+            draws: 0x9E37_79B9_7F4A_7C15 ^ u64::from(local_addr.port()),
             socket,
             xact: Transactions::new(config.transactions.clone()),
             peers: Peers::new(config.max_peers),
@@ -279,12 +428,28 @@ impl Endpoint {
         header: Header,
         ies: Bytes,
     ) -> Result<Bytes, Error> {
+        self.request_with(peer, header, ies, RequestProfile::default())
+            .await
+    }
+
+    /// [`Endpoint::request`] with the session context the CP's overload control uses for the
+    /// priority (when the header has none) and the throttling decision. A throttled request
+    /// is not sent: it fails with [`Error::Throttled`] or, if `profile.redirectable`, goes to
+    /// an alternate UP function of the route list.
+    pub async fn request_with(
+        &self,
+        peer: SocketAddr,
+        header: Header,
+        ies: Bytes,
+        profile: RequestProfile,
+    ) -> Result<Bytes, Error> {
         let (reply, rx) = oneshot::channel();
         self.commands
             .send(Command::Request {
                 peer,
                 header,
                 ies,
+                profile,
                 reply,
             })
             .await
@@ -320,6 +485,14 @@ impl Endpoint {
 }
 
 struct Driver {
+    admission: Option<UpAdmission>,
+    cp: Option<CpOverloadControl>,
+    /// Destination of each outstanding CP request (to feed its OCI/LCI and free its slot).
+    pending_dest: HashMap<TxId, Destination>,
+    /// Address of each associated UP function, for redirection.
+    node_addrs: HashMap<NodeKey, SocketAddr>,
+    /// State of the splitmix64 generator for throttling draws (seeded, no global RNG).
+    draws: u64,
     socket: UdpSocket,
     xact: Transactions,
     peers: Peers,
@@ -345,10 +518,15 @@ impl Driver {
         let mut buf = vec![0u8; MAX_DATAGRAM];
         let mut commands_open = true;
         loop {
-            let deadline = [self.xact.poll_timeout(), self.next_heartbeat]
-                .into_iter()
-                .flatten()
-                .min();
+            let deadline = [
+                self.xact.poll_timeout(),
+                self.next_heartbeat,
+                self.admission.as_ref().and_then(UpAdmission::poll_timeout),
+                self.cp.as_ref().and_then(CpOverloadControl::poll_timeout),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let sleep = async {
                 match deadline {
                     Some(t) => tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await,
@@ -393,22 +571,81 @@ impl Driver {
         match c {
             Command::Request {
                 peer,
-                header,
+                mut header,
                 ies,
+                profile,
                 reply,
             } => {
+                let mut peer = peer;
+                let mut dest = None;
+                if let Some(cp) = self.cp.as_mut() {
+                    let node = self
+                        .peers
+                        .get(&peer)
+                        .and_then(|p| p.node.clone())
+                        .unwrap_or(NodeKey::Ip(peer.ip()));
+                    let d = Destination {
+                        node,
+                        entity: profile.entity,
+                    };
+                    let t_msg = header.message_type;
+                    let ctx = profile.context(Procedure::of(t_msg));
+                    self.draws = self.draws.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                    let draw = splitmix(self.draws);
+                    let decision = if profile.redirectable {
+                        cp.decide_redirectable(&d, t_msg, &ctx, t, draw)
+                    } else {
+                        cp.decide(&d, t_msg, &ctx, t, draw)
+                    };
+                    match decision {
+                        CpDecision::Send { priority, dest: to } => {
+                            if header.seid.is_some() && header.priority.is_none() {
+                                header = header.with_priority(priority);
+                            }
+                            dest = Some(to);
+                        }
+                        CpDecision::Redirect { to, priority } => {
+                            match self.node_addrs.get(&to.node) {
+                                Some(addr) => {
+                                    peer = *addr;
+                                    if header.seid.is_some() && header.priority.is_none() {
+                                        header = header.with_priority(priority);
+                                    }
+                                    info!(%peer, dest = %to, "request redirected");
+                                    dest = Some(to);
+                                }
+                                None => {
+                                    cp.transaction_ended(&to);
+                                    let _ = reply.send(Err(Error::Throttled {
+                                        cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+                                    }));
+                                    return;
+                                }
+                            }
+                        }
+                        CpDecision::Reject { cause, reason } => {
+                            debug!(%peer, ?reason, "request throttled");
+                            let _ = reply.send(Err(Error::Throttled { cause }));
+                            return;
+                        }
+                    }
+                }
                 let seq = self.xact.next_sequence(peer);
-                match encode_with(&header.with_sequence(seq), &ies) {
-                    Ok(bytes) => match self.xact.send_request(peer, bytes, t) {
-                        Ok(id) => {
-                            self.pending.insert(id, Pending::App(reply));
+                let sent = encode_with(&header.with_sequence(seq), &ies)
+                    .map_err(Error::from)
+                    .and_then(|b| self.xact.send_request(peer, b, t).map_err(Error::from));
+                match sent {
+                    Ok(id) => {
+                        self.pending.insert(id, Pending::App(reply));
+                        if let Some(d) = dest {
+                            self.pending_dest.insert(id, d);
                         }
-                        Err(e) => {
-                            let _ = reply.send(Err(e.into()));
-                        }
-                    },
+                    }
                     Err(e) => {
-                        let _ = reply.send(Err(e.into()));
+                        if let (Some(cp), Some(d)) = (self.cp.as_mut(), dest) {
+                            cp.transaction_ended(&d);
+                        }
+                        let _ = reply.send(Err(e));
                     }
                 }
             }
@@ -458,14 +695,53 @@ impl Driver {
             sequence,
             bytes,
         } = o;
+        let bytes = self.piggyback(peer, bytes);
         if let Err(e) = self.xact.send_response(peer, sequence, bytes, now()) {
             warn!(%peer, error = %e, "response not sent");
         }
     }
 
+    /// Append this UP's OCI/LCI to an application's response when the inclusion policy says
+    /// so (messages 51, 53, 55; clause 6.2.3.3, 6.2.4.3).
+    fn piggyback(&mut self, peer: SocketAddr, bytes: Bytes) -> Bytes {
+        let Some(adm) = self.admission.as_mut() else {
+            return bytes;
+        };
+        let Ok(msg) = Message::decode(&bytes) else {
+            return bytes;
+        };
+        let t = msg.message_type();
+        if !t.may_carry_oci()
+            || msg
+                .find(pfcp_wire::IeType::OVERLOAD_CONTROL_INFORMATION)
+                .is_some()
+        {
+            return bytes;
+        }
+        let cause = msg.cause().ok().flatten();
+        let key = self
+            .peers
+            .get(&peer)
+            .and_then(|p| p.node.clone())
+            .unwrap_or(NodeKey::Ip(peer.ip()));
+        let oci = adm.oci_for(&key, t, cause, now());
+        let lci = adm.lci_for(&key, t);
+        if oci.is_none() && lci.is_none() {
+            return bytes;
+        }
+        append_ies(&bytes, lci, oci).unwrap_or(bytes)
+    }
+
     fn on_timeout(&mut self) {
         let t = now();
         self.xact.handle_timeout(t);
+        if let Some(cp) = self.cp.as_mut() {
+            cp.handle_timeout(t);
+        }
+        if let Some(adm) = self.admission.as_mut() {
+            adm.handle_timeout(t);
+        }
+        self.serve_ready(t);
         if let (Some(at), Some(interval)) = (self.next_heartbeat, self.heartbeat_interval) {
             if t >= at {
                 let peers: Vec<SocketAddr> = self.peers.associated().map(|(a, _)| *a).collect();
@@ -561,6 +837,46 @@ impl Driver {
             }
             return;
         }
+        // A Session Report Request from a UP carries its OCI/LCI like a response does.
+        if let Some(cp) = self.cp.as_mut() {
+            if message_type == MessageType::SESSION_REPORT_REQUEST {
+                let node = self
+                    .peers
+                    .get(&peer)
+                    .and_then(|p| p.node.clone())
+                    .unwrap_or(NodeKey::Ip(peer.ip()));
+                let _ = cp.handle_response(&Destination::entity(node, peer.ip()), &msg, t);
+            }
+        }
+        let rejection = rejection(Cause::PFCP_ENTITY_IN_CONGESTION);
+        if let Some(adm) = self.admission.as_mut() {
+            let node = self.peers.get(&peer).and_then(|p| p.node.clone());
+            if let Ok(req) = adm.request_from(peer, bytes.clone(), node) {
+                match adm.offer(req, t) {
+                    Admit::Queued { evicted } => {
+                        if let Some(ev) = evicted {
+                            self.reject_admission(ev);
+                        }
+                    }
+                    Admit::Rejected { request, .. } => self.reject_admission(request),
+                    Admit::Bypass(req) => self.deliver(req.peer, req.sequence, req.bytes, None),
+                }
+                self.serve_ready(t);
+                return;
+            }
+        }
+        self.deliver(peer, sequence, bytes, rejection.and_then(Result::ok));
+    }
+
+    /// Hand a request to the application; when its channel is full, refuse with Cause 74
+    /// rather than queue without bound.
+    fn deliver(
+        &mut self,
+        peer: SocketAddr,
+        sequence: SequenceNumber,
+        bytes: Bytes,
+        rejection: Option<Bytes>,
+    ) {
         let incoming = Incoming {
             peer,
             sequence,
@@ -568,11 +884,52 @@ impl Driver {
             responses: self.responses_tx.clone(),
         };
         if self.incoming.try_send(incoming).is_err() {
-            // The application is not keeping up: refuse rather than queue without bound.
             metrics::counter!("pfcp_requests_rejected_total", "cause" => "74").increment(1);
-            if let Some(Ok(r)) = rejection(Cause::PFCP_ENTITY_IN_CONGESTION) {
+            if let Some(r) = rejection {
                 self.respond(peer, sequence, r);
+            } else if let Some(adm) = self.admission.as_ref() {
+                if let Ok(req) = adm.request_from(peer, bytes, None) {
+                    self.reject_admission(req);
+                }
             }
+        }
+    }
+
+    /// Dequeue what the UP's service model allows now, and reject what waited too long.
+    fn serve_ready(&mut self, t: Instant) {
+        loop {
+            let Some(adm) = self.admission.as_mut() else {
+                return;
+            };
+            if let Some(expired) = adm.poll_expired() {
+                self.reject_admission(expired);
+                continue;
+            }
+            match adm.poll_ready(t) {
+                Some(req) => self.deliver(req.peer, req.sequence, req.bytes, None),
+                None => return,
+            }
+        }
+    }
+
+    /// Answer a request refused by the UP's admission with Cause 74 and the OCI/LCI.
+    fn reject_admission(&mut self, req: QueuedRequest) {
+        let Some(adm) = self.admission.as_mut() else {
+            return;
+        };
+        let t = now();
+        let rt = req.message_type.response_type();
+        let key = req.peer_key();
+        let (oci, lci) = match rt {
+            Some(rt) => (
+                adm.oci_for(&key, rt, Some(Cause::PFCP_ENTITY_IN_CONGESTION), t),
+                adm.lci_for(&key, rt),
+            ),
+            None => (None, None),
+        };
+        match adm.build_rejection(&req, oci, lci) {
+            Ok(r) => self.respond(req.peer, req.sequence, r),
+            Err(e) => warn!(peer = %req.peer, error = %e, "rejection not built"),
         }
     }
 
@@ -584,6 +941,13 @@ impl Driver {
 
     fn on_response(&mut self, id: TxId, peer: SocketAddr, bytes: Bytes) {
         let t = now();
+        if let (Some(cp), Some(dest)) = (self.cp.as_mut(), self.pending_dest.remove(&id)) {
+            if let Ok(msg) = Message::decode(&bytes) {
+                // The UP F-SEID of an accepted establishment names the entity for later OCIs.
+                let _ = cp.handle_response(&dest, &msg, t);
+            }
+            cp.transaction_ended(&dest);
+        }
         match self.pending.remove(&id) {
             Some(Pending::App(reply)) => {
                 let _ = reply.send(Ok(bytes));
@@ -611,6 +975,9 @@ impl Driver {
     }
 
     fn on_request_timeout(&mut self, id: TxId, peer: SocketAddr, transmissions: u32) {
+        if let (Some(cp), Some(dest)) = (self.cp.as_mut(), self.pending_dest.remove(&id)) {
+            cp.transaction_ended(&dest);
+        }
         match self.pending.remove(&id) {
             Some(Pending::App(reply)) | Some(Pending::Associate(_, reply)) => {
                 let _ = reply.send(Err(Error::Timeout { transmissions }));
@@ -656,9 +1023,30 @@ impl Driver {
     }
 
     fn on_peer_event(&mut self, e: PeerEvent) {
-        if let PeerEvent::Restarted { peer, .. } | PeerEvent::Failed { peer, .. } = &e {
-            // A restarted or failed peer: its outstanding transactions fail (6.2.2, 6.2.6).
-            self.xact.fail_peer(*peer);
+        match &e {
+            PeerEvent::Associated { peer, node } => {
+                self.node_addrs.insert(node.clone(), *peer);
+                let features = self.peers.get(peer).and_then(|p| p.cp_features);
+                if let (Some(adm), Some(f)) = (self.admission.as_mut(), features) {
+                    adm.set_peer_features(node.clone(), &f);
+                }
+            }
+            PeerEvent::Restarted { peer, node }
+            | PeerEvent::Failed { peer, node }
+            | PeerEvent::Released { peer, node } => {
+                if !matches!(e, PeerEvent::Released { .. }) {
+                    // A restarted or failed peer: its outstanding transactions fail (6.2.2).
+                    self.xact.fail_peer(*peer);
+                }
+                // What was learned from it is reset (6.2.4.3.2: a restart resets sequencing).
+                let node = node.clone().unwrap_or(NodeKey::Ip(peer.ip()));
+                if let Some(cp) = self.cp.as_mut() {
+                    cp.reset_peer(&node);
+                }
+                if let Some(adm) = self.admission.as_mut() {
+                    adm.remove_peer(&node);
+                }
+            }
         }
         info!(event = ?e, "peer event");
         let _ = self.events.try_send(e);
@@ -676,6 +1064,30 @@ impl Driver {
             }
         }
     }
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `message` with the LCI and OCI appended and the Message Length patched (IE order is free,
+/// clause 8.1.2).
+fn append_ies(
+    message: &[u8],
+    lci: Option<pfcp_wire::ie::LoadControlInformation>,
+    oci: Option<pfcp_wire::ie::OverloadControlInformation>,
+) -> Option<Bytes> {
+    use pfcp_wire::Encode;
+    let extra = lci.encoded_len() + oci.encoded_len();
+    let mut out = BytesMut::with_capacity(message.len() + extra);
+    out.extend_from_slice(message);
+    lci.encode(&mut out).ok()?;
+    oci.encode(&mut out).ok()?;
+    let len = u16::try_from(out.len().checked_sub(4)?).ok()?;
+    out.get_mut(2..4)?.copy_from_slice(&len.to_be_bytes());
+    Some(out.freeze())
 }
 
 /// A message from a header (with its sequence number) and pre-encoded IEs.

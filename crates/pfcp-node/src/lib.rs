@@ -22,10 +22,12 @@ pub mod guard;
 pub mod peer;
 pub mod xact;
 
-pub use admission::{Admit, AdmissionConfig, QueuedRequest, UpAdmission};
+pub use admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
 pub use cp::{CpConfig, CpDecision, CpOverloadControl, Destination, RejectReason};
 #[cfg(feature = "tokio")]
-pub use endpoint::{Channels, Endpoint, EndpointConfig, Error, Incoming};
+pub use endpoint::{Channels, Endpoint, EndpointConfig, Error, Incoming, RequestProfile};
 pub use guard::{GuardConfig, IngressGuard};
 pub use peer::{LocalNode, PeerEvent, PeerInfo, Peers, Role};
-pub use xact::{Event as XactEvent, TransactionConfig, Transactions, Transmit, TxId, XactError, XactStats};
+pub use xact::{
+    Event as XactEvent, TransactionConfig, Transactions, Transmit, TxId, XactError, XactStats,
+};

@@ -1,3 +1,4 @@
+#![cfg(feature = "tokio")]
 //! Loopback integration tests on real UDP sockets: association and heartbeat, unassociated
 //! peers rejected, session requests through the application, restart detection, malformed
 //! input answered per clause 7.6.

@@ -576,3 +576,19 @@ fn oci_only_to_peers_with_ovrl() {
         .oci_for(&cp_node(), rsp, Some(Cause::REQUEST_ACCEPTED), now)
         .is_none());
 }
+
+#[test]
+fn own_load_measure_replaces_the_service_utilisation() {
+    let t0 = base();
+    let mut up = admission(config().with_service_rate(Some(1000.0)), t0);
+    up.set_peer_support(cp_node(), false, true);
+    up.report_utilisation(0.42);
+    assert_eq!(up.load_metric(), Some(42));
+    // Idle intervals no longer pull it to 0.
+    up.handle_timeout(t0 + Duration::from_secs(1));
+    assert_eq!(up.load_metric(), Some(42));
+    let lci = up
+        .lci_for(&cp_node(), MessageType::SESSION_DELETION_RESPONSE)
+        .unwrap();
+    assert_eq!(lci.metric.percent(), 42);
+}

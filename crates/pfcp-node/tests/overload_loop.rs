@@ -1,0 +1,210 @@
+//! Overload control end to end on real UDP sockets: an overloaded UP function's OCI throttles
+//! a CP function's low-priority traffic while emergency traffic passes; expiry restores full
+//! traffic; a throttled establishment is redirected to a second UP function.
+#![cfg(feature = "tokio")]
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use pfcp_node::admission::AdmissionConfig;
+use pfcp_node::cp::{CpConfig, Destination};
+use pfcp_node::{Endpoint, EndpointConfig, Error, LocalNode, RequestProfile, TransactionConfig};
+use pfcp_overload::{NodeKey, ReporterConfig};
+use pfcp_throttle::routing::{RouteGroup, RouteList};
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::owned::parse_hex;
+use pfcp_wire::{Cause, Header, Message, MessageType};
+
+fn any_port() -> SocketAddr {
+    (Ipv4Addr::LOCALHOST, 0).into()
+}
+
+fn xact() -> TransactionConfig {
+    TransactionConfig::default()
+        .with_t1(Duration::from_millis(500))
+        .with_n1(1)
+}
+
+fn establishment_ies() -> Bytes {
+    let hex = "003c000500c000020a\
+               0039000d020000000000000001c000020a\
+               0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
+               0003000d006c000400000001002c000102";
+    Bytes::from(parse_hex(hex).unwrap())
+}
+
+/// A UP function serving `rate` establishments per second, with self-protection and
+/// node-scoped OCIs (one PFCP entity per node), answering every request it admits.
+async fn start_up(name: &str, rate: f64, served: Arc<AtomicU64>) -> Endpoint {
+    let node = NodeKey::fqdn(name);
+    let reporter = ReporterConfig::default()
+        .with_node_scoped(true)
+        .with_validity(Duration::from_secs(2))
+        .with_refresh_before(Duration::from_millis(500))
+        .with_dwell(2);
+    let admission = AdmissionConfig::new(node.clone())
+        .with_service_rate(Some(rate))
+        .with_queue_capacity(64)
+        .with_reporter(reporter);
+    let cfg = EndpointConfig::new(LocalNode::up(node, RecoveryTimeStamp(0xE8F4_A2B0)))
+        .with_transactions(xact())
+        .with_heartbeat_interval(None)
+        .with_admission(admission);
+    let (ep, mut ch) = Endpoint::bind(cfg, any_port()).await.unwrap();
+    tokio::spawn(async move {
+        while let Some(req) = ch.incoming.recv().await {
+            let Ok(msg) = req.message() else { continue };
+            let cp_seid = msg.f_seid().ok().flatten().map_or(0, |f| f.seid);
+            let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+                .with_seid(cp_seid)
+                .with_sequence(msg.header().sequence);
+            if let Some(p) = msg.header().priority {
+                header = header.with_priority(p);
+            }
+            let b = MessageBuilder::new(header)
+                .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
+                .ie(Cause::REQUEST_ACCEPTED)
+                .ie(FSeid {
+                    seid: 7,
+                    ipv4: Some(Ipv4Addr::LOCALHOST),
+                    ipv6: None,
+                });
+            let mut out = BytesMut::zeroed(b.encoded_len());
+            b.encode_into(&mut out).unwrap();
+            served.fetch_add(1, Ordering::Relaxed);
+            let _ = req.respond(out.freeze()).await;
+        }
+    });
+    ep
+}
+
+async fn start_cp(routes: Option<RouteList<Destination>>) -> Endpoint {
+    let mut cfg = EndpointConfig::new(LocalNode::cp(
+        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
+        RecoveryTimeStamp(1),
+    ))
+    .with_transactions(xact())
+    .with_heartbeat_interval(None)
+    .with_cp(CpConfig::default());
+    if let Some(r) = routes {
+        cfg = cfg.with_routes(r);
+    }
+    Endpoint::bind(cfg, any_port()).await.unwrap().0
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    accepted: u64,
+    rejected_by_up: u64,
+    throttled: u64,
+    timed_out: u64,
+}
+
+/// Offer `n` establishment requests at `per_second` with `profile`; tally the outcomes.
+async fn offer(
+    cp: &Endpoint,
+    up: SocketAddr,
+    n: u64,
+    per_second: u64,
+    profile: RequestProfile,
+) -> Tally {
+    let mut tasks = Vec::new();
+    let gap = Duration::from_micros(1_000_000 / per_second.max(1));
+    for _ in 0..n {
+        let cp = cp.clone();
+        let profile = profile.clone();
+        tasks.push(tokio::spawn(async move {
+            let h = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
+            cp.request_with(up, h, establishment_ies(), profile).await
+        }));
+        tokio::time::sleep(gap).await;
+    }
+    let mut t = Tally::default();
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(bytes) => match Message::decode(&bytes).unwrap().cause().unwrap() {
+                Some(Cause::REQUEST_ACCEPTED) => t.accepted += 1,
+                _ => t.rejected_by_up += 1,
+            },
+            Err(Error::Throttled { .. }) => t.throttled += 1,
+            Err(Error::Timeout { .. }) => t.timed_out += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    t
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overloaded_up_throttles_low_priority_and_emergency_passes() {
+    let served = Arc::new(AtomicU64::new(0));
+    let up = start_up("upf1.example.net", 200.0, served.clone()).await;
+    let cp = start_cp(None).await;
+    cp.associate(up.local_addr()).await.unwrap();
+
+    // 3x the UP's capacity in low-priority establishments, with emergency ones alongside.
+    let low = RequestProfile::default().with_arp(&[12]);
+    let emergency = RequestProfile::emergency();
+    let (cp2, up_addr) = (cp.clone(), up.local_addr());
+    let em = tokio::spawn(async move { offer(&cp2, up_addr, 40, 20, emergency).await });
+    let lo = offer(&cp, up.local_addr(), 1200, 600, low).await;
+    let em = em.await.unwrap();
+    println!(
+        "low: {lo:?}\nemergency: {em:?}\nserved by UP: {}",
+        served.load(Ordering::Relaxed)
+    );
+    // The CP sheds a large share of the low-priority traffic locally (the OCI works) ...
+    assert!(lo.throttled >= 300, "{lo:?}");
+    // ... and every emergency request is sent and accepted.
+    assert_eq!(em.throttled, 0, "{em:?}");
+    assert_eq!(em.accepted, 40, "{em:?}");
+
+    // When the load stops, the metric returns to 0 and the OCI's validity runs out: full
+    // traffic again.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let after = offer(
+        &cp,
+        up.local_addr(),
+        40,
+        20,
+        RequestProfile::default().with_arp(&[12]),
+    )
+    .await;
+    println!("after: {after:?}");
+    assert_eq!(after.throttled, 0, "{after:?}");
+    assert_eq!(after.accepted, 40, "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn throttled_establishments_are_redirected_to_a_second_up() {
+    let served1 = Arc::new(AtomicU64::new(0));
+    let served2 = Arc::new(AtomicU64::new(0));
+    let up1 = start_up("upf1.example.net", 100.0, served1.clone()).await;
+    let up2 = start_up("upf2.example.net", 1000.0, served2.clone()).await;
+    let routes = RouteList::new(
+        vec![
+            RouteGroup::new().with_peer(Destination::node(NodeKey::fqdn("upf1.example.net")), 1),
+            RouteGroup::new().with_peer(Destination::node(NodeKey::fqdn("upf2.example.net")), 1),
+        ],
+        2,
+    )
+    .unwrap();
+    let cp = start_cp(Some(routes)).await;
+    cp.associate(up1.local_addr()).await.unwrap();
+    cp.associate(up2.local_addr()).await.unwrap();
+    let profile = RequestProfile::default()
+        .with_arp(&[12])
+        .with_redirect(true);
+    let t = offer(&cp, up1.local_addr(), 600, 400, profile).await;
+    let (s1, s2) = (
+        served1.load(Ordering::Relaxed),
+        served2.load(Ordering::Relaxed),
+    );
+    println!("{t:?}; served by upf1 {s1}, by upf2 {s2}");
+    assert!(s2 >= 100, "nothing redirected: upf2 served {s2}");
+    assert_eq!(t.throttled, 0, "{t:?}");
+    assert!(t.accepted >= 500, "{t:?}");
+}
