@@ -10,7 +10,11 @@ Steps (each request's response is dissected by scapy and checked):
  3. Session Establishment Request (Node ID, CP F-SEID, Create PDR, Create FAR)
     -> Session Establishment Response: Cause 1, header SEID = the CP SEID, same sequence;
  4. Session Modification Request with version 2 -> Version Not Supported Response;
- 5. from a second socket that never associated: Session Establishment Request -> Cause 72.
+ 5. from a second socket that never associated: Session Establishment Request -> Cause 72;
+ 6. with --burst N: N Session Establishment Requests at once from the associated socket; every
+    response must be Cause 1 or 74 with the right SEID and sequence, and with --expect-oci /
+    --expect-lci at least one must carry an Overload / Load Control Information whose members
+    scapy reads (Sequence Number, Metric 0..100, Timer, OCI Flags): the UP's own OCI/LCI.
 
 Every received message must also be read by scapy without loss (see interop_common.Decoded).
 Prints scapy's summary of every response ("RECV ..." lines) on stdout. Exit code 0 when every
@@ -33,6 +37,7 @@ CP_SEID = 0x1122334455667788
 CP_SEID_UNASSOCIATED = 0x0102030405060708
 CAUSE_ACCEPTED = 1
 CAUSE_NO_ASSOCIATION = 72
+CAUSE_CONGESTION = 74
 
 
 class Failure(Exception):
@@ -134,6 +139,83 @@ def establishment_request(seq, cp_seid):
     ])
 
 
+def check_group(ie, label, members):
+    """scapy's reading of an OCI/LCI: {member class name: IE}; every member known to scapy."""
+    got = {}
+    for m in (ie.IE_list or []):
+        check(isinstance(m, P.IE_Base) and not isinstance(m, P.IE_NotImplemented),
+              "%s: %s member not read by scapy: %s" % (label, ie.name, bytes(m).hex()))
+        got.setdefault(type(m).__name__, m)
+    for cls in members:
+        check(cls.__name__ in got, "%s: %s without %s (members: %s)"
+              % (label, ie.name, cls.__name__, sorted(got)))
+    seq = got["IE_SequenceNumber"]
+    check(seq.length == 4, "%s: Sequence Number length %d" % (label, seq.length))
+    metric = got["IE_Metric"]
+    check(metric.length == 1, "%s: Metric length %d" % (label, metric.length))
+    check(0 <= metric.metric <= 100, "%s: Metric %d above 100" % (label, metric.metric))
+    return got
+
+
+def burst(sock, target, args, first_seq):
+    """Phase 6: N establishments at once; collect scapy's reading of the OCIs/LCIs."""
+    label = "burst"
+    expected = {}
+    for i in range(args.burst):
+        seq = first_seq + i
+        cp_seid = 0x5EED000000000000 + seq
+        data = bytes(establishment_request(seq, cp_seid))
+        expected[seq] = cp_seid
+        sock.sendto(data, target)
+    print("SEND %s: %d Session Establishment Requests, sequence %d..%d"
+          % (label, args.burst, first_seq, first_seq + args.burst - 1), flush=True)
+    ocis, lcis, causes = [], [], {}
+    deadline = time.monotonic() + args.timeout + args.burst * 0.2
+    while expected:
+        left = deadline - time.monotonic()
+        check(left > 0, "%s: no response to sequence numbers %s" % (label, sorted(expected)))
+        sock.settimeout(left)
+        try:
+            reply, src = sock.recvfrom(65535)
+        except socket.timeout:
+            raise Failure("%s: no response to sequence numbers %s" % (label, sorted(expected)))
+        d = Decoded(reply)
+        summary = d.json() if d.summary is not None else "null"
+        print("RECV %s from=%s:%d %s %s" % (label, src[0], src[1], reply.hex(), summary), flush=True)
+        for i in d.issues:
+            print("SCAPY-ISSUE %s: %s" % (label, i), flush=True)
+        check(d.pkt is not None and not d.issues,
+              "%s: scapy's reading of %s disagrees with the bytes: %s"
+              % (label, reply.hex(), "; ".join(d.issues)))
+        seq = d.pkt.seq
+        check(seq in expected, "%s: response with unexpected sequence %d" % (label, seq))
+        check_header(d, label, 51, seq, seid=expected.pop(seq))
+        cause = d.ie(P.IE_Cause)
+        check(cause is not None and cause.cause in (CAUSE_ACCEPTED, CAUSE_CONGESTION),
+              "%s: cause %s" % (label, None if cause is None else cause.cause))
+        causes[cause.cause] = causes.get(cause.cause, 0) + 1
+        oci = d.ie(P.IE_OverloadControlInformation)
+        if oci is not None:
+            got = check_group(oci, label, [P.IE_SequenceNumber, P.IE_Metric, P.IE_Timer])
+            t = got["IE_Timer"]
+            check(t.length == 1, "%s: Timer length %d" % (label, t.length))
+            flags = got.get("IE_OCIFlags")
+            ocis.append((got["IE_SequenceNumber"].number, got["IE_Metric"].metric,
+                         t.timer_unit, t.timer_value, None if flags is None else flags.AOCI))
+        lci = d.ie(P.IE_LoadControlInformation)
+        if lci is not None:
+            got = check_group(lci, label, [P.IE_SequenceNumber, P.IE_Metric])
+            lcis.append((got["IE_SequenceNumber"].number, got["IE_Metric"].metric))
+    for o in ocis:
+        print("OCI %s: sequence %d metric %d timer unit %d value %d AOCI %s" % ((label,) + o),
+              flush=True)
+    for l in lcis:
+        print("LCI %s: sequence %d metric %d" % ((label,) + l), flush=True)
+    check(not args.expect_oci or ocis, "%s: no response carried an OCI" % label)
+    check(not args.expect_lci or lcis, "%s: no response carried an LCI" % label)
+    print("OK %s: causes %s, %d OCI, %d LCI" % (label, causes, len(ocis), len(lcis)), flush=True)
+
+
 def run(args):
     host, _, port = args.target.rpartition(":")
     target = (host.strip("[]"), int(port))
@@ -209,6 +291,10 @@ def run(args):
     check_cause(d, label, CAUSE_NO_ASSOCIATION)
     print("OK %s: cause 72, SEID %#x" % (label, CP_SEID_UNASSOCIATED), flush=True)
 
+    # 6. Burst (overload: the UP's OCI/LCI as scapy reads them).
+    if args.burst:
+        burst(sock, target, args, 0x100)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -217,6 +303,12 @@ def main():
     ap.add_argument("--expect-rts", type=lambda s: int(s, 0), default=None,
                     help="the UP's Recovery Time Stamp (NTP seconds)")
     ap.add_argument("--expect-node-id", default=None, help="the UP's Node ID (IP or FQDN)")
+    ap.add_argument("--burst", type=int, default=0,
+                    help="then send N Session Establishment Requests at once")
+    ap.add_argument("--expect-oci", action="store_true",
+                    help="a burst response must carry an Overload Control Information")
+    ap.add_argument("--expect-lci", action="store_true",
+                    help="a burst response must carry a Load Control Information")
     args = ap.parse_args()
     try:
         run(args)
