@@ -241,6 +241,13 @@ impl Header {
     /// Checks the version, the length against the header kind, and that `input` holds the
     /// whole message (`length + 4` octets). Returns the header and the header's length.
     pub fn decode(input: &[u8]) -> Result<(Header, usize), DecodeError> {
+        Self::decode_inline(input)
+    }
+
+    /// [`Header::decode`], inlined into `Message`'s decoders (the `Result` then never goes
+    /// through memory); the public function stays out of line.
+    #[inline(always)]
+    pub(crate) fn decode_inline(input: &[u8]) -> Result<(Header, usize), DecodeError> {
         let needed_min = match input.first() {
             Some(b) if b & FLAG_S != 0 => SESSION_HEADER_LEN,
             _ => NODE_HEADER_LEN,

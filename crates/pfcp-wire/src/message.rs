@@ -27,44 +27,55 @@ pub struct Message<'a> {
 
 impl<'a> Message<'a> {
     /// Decode exactly one message filling `bytes` (use [`Datagram`] for FO bundles).
+    #[inline]
     pub fn decode(bytes: &'a [u8]) -> Result<Message<'a>, DecodeError> {
-        Self::decode_with_limits(bytes, DecodeLimits::DEFAULT)
+        Self::decode_at(bytes, 0, DecodeLimits::DEFAULT, true)
     }
 
     /// [`Message::decode`] with explicit resource limits.
+    #[inline]
     pub fn decode_with_limits(
         bytes: &'a [u8],
         limits: DecodeLimits,
     ) -> Result<Message<'a>, DecodeError> {
-        let msg = Self::decode_prefix(bytes, 0, limits)?;
-        let count = bytes.len() - msg.bytes.len();
-        if count > 0 {
-            return Err(
-                DecodeError::new(DecodeErrorKind::TrailingData { count }, msg.bytes.len())
-                    .with_header(msg.summary()),
-            );
-        }
-        Ok(msg)
+        Self::decode_at(bytes, 0, limits, true)
     }
 
     /// Decode the message at the start of `bytes`, which may continue with more octets.
     /// `base` is the offset of `bytes` in the caller's buffer (for error offsets).
+    #[inline]
     pub fn decode_prefix(
         bytes: &'a [u8],
         base: usize,
         limits: DecodeLimits,
     ) -> Result<Message<'a>, DecodeError> {
-        let shift = |mut e: DecodeError| {
-            e.offset += base;
-            e
+        Self::decode_at(bytes, base, limits, false)
+    }
+
+    /// The three decoders in one body (inlined into each, so the `Message` and the `Result`
+    /// are built once, in place, and the error paths stay out of line). `whole`: octets after
+    /// the message are an error.
+    #[inline(always)]
+    fn decode_at(
+        bytes: &'a [u8],
+        base: usize,
+        limits: DecodeLimits,
+        whole: bool,
+    ) -> Result<Message<'a>, DecodeError> {
+        let (header, header_len) = match Header::decode_inline(bytes) {
+            Ok(v) => v,
+            Err(e) => return Err(shifted(e, base)),
         };
-        let (header, header_len) = Header::decode(bytes).map_err(shift)?;
         let total = usize::from(header.length) + 4;
-        let bytes = bytes.get(..total).unwrap_or_default();
+        let (bytes, trailing) = bytes.split_at_checked(total).unwrap_or((bytes, &[]));
         let body = bytes.get(header_len..).unwrap_or_default();
-        let summary = summary_of(&header);
-        let ie_count =
-            check_framing(body, base + header_len, limits).map_err(|e| e.with_header(summary))?;
+        let ie_count = match check_framing(body, base + header_len, limits) {
+            Ok(n) => n,
+            Err(e) => return Err(with_summary(e, &header)),
+        };
+        if whole && !trailing.is_empty() {
+            return Err(trailing_data(trailing.len(), total, &header));
+        }
         Ok(Message {
             header,
             header_len,
@@ -217,6 +228,28 @@ impl<'a> Message<'a> {
         }
         Ok(())
     }
+}
+
+/// `e` with its offset moved by `base`.
+#[cold]
+#[inline(never)]
+fn shifted(mut e: DecodeError, base: usize) -> DecodeError {
+    e.offset += base;
+    e
+}
+
+/// `e` with the header summary of `h`.
+#[cold]
+#[inline(never)]
+fn with_summary(e: DecodeError, h: &Header) -> DecodeError {
+    e.with_header(summary_of(h))
+}
+
+/// `count` octets after the message that ends at `offset`.
+#[cold]
+#[inline(never)]
+fn trailing_data(count: usize, offset: usize, h: &Header) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::TrailingData { count }, offset).with_header(summary_of(h))
 }
 
 fn summary_of(h: &Header) -> HeaderSummary {

@@ -47,6 +47,7 @@ pub struct IeType(pub u16);
 
 impl IeType {
     /// Whether the type is vendor-specific (bit 16 set), with an Enterprise ID (clause 8.1.1).
+    #[inline]
     pub const fn is_vendor(self) -> bool {
         self.0 & 0x8000 != 0
     }
@@ -57,6 +58,7 @@ impl IeType {
     }
 
     /// Whether TS 29.244 defines this type as a grouped IE (its body is a list of IEs).
+    #[inline]
     pub const fn is_grouped(self) -> bool {
         type_table::is_grouped(self.0)
     }
@@ -116,66 +118,112 @@ impl Default for DecodeLimits {
 }
 
 /// A zero-copy view of one IE.
-#[derive(Clone, Copy, PartialEq, Eq)]
+///
+/// Small on purpose (it is built for every IE walked): the offset and the IE path are not
+/// stored but derived on demand from the IE list the walk started at (`root`), which errors
+/// and [`RawIe::path`] re-walk. Only IEs already yielded are re-walked, so that cannot fail.
+#[derive(Clone, Copy)]
 pub struct RawIe<'a> {
-    ie_type: IeType,
-    enterprise_id: Option<EnterpriseId>,
-    length: u16,
+    /// The value; the Length field and the Enterprise ID are derived from it (the octets
+    /// before it in `root`).
     value: &'a [u8],
-    offset: usize,
-    path: IePath,
+    /// The IE list the iteration that produced this IE started at, and its offset in the
+    /// caller's buffer.
+    root: &'a [u8],
+    root_offset: usize,
+    ie_type: IeType,
 }
 
 impl<'a> RawIe<'a> {
     /// The IE type.
+    #[inline]
     pub fn ie_type(&self) -> IeType {
         self.ie_type
     }
 
     /// The Enterprise ID of a vendor-specific IE.
+    #[inline]
     pub fn enterprise_id(&self) -> Option<EnterpriseId> {
-        self.enterprise_id
+        if !self.ie_type.is_vendor() {
+            return None;
+        }
+        // The two octets before the value (checked when the IE was read).
+        let pos = self.value_pos();
+        let eid = match self.root.get(pos.wrapping_sub(2)..pos) {
+            Some(&[a, b]) => u16::from_be_bytes([a, b]),
+            _ => 0,
+        };
+        Some(eid)
     }
 
     /// The Length field as received (includes the Enterprise ID octets).
+    #[inline]
     pub fn length(&self) -> u16 {
-        self.length
+        // The value was cut to the Length field (minus the Enterprise ID), so this fits.
+        (self.value.len() + self.header_len() - IE_HEADER_LEN) as u16
     }
 
     /// The body after Type, Length and (for vendor IEs) Enterprise ID.
+    #[inline]
     pub fn value(&self) -> &'a [u8] {
         self.value
     }
 
+    /// Position of the value's first octet in `root`.
+    #[inline]
+    fn value_pos(&self) -> usize {
+        self.value
+            .as_ptr()
+            .addr()
+            .wrapping_sub(self.root.as_ptr().addr())
+    }
+
+    /// Octets before the value: Type, Length and, for vendor IEs, the Enterprise ID.
+    #[inline]
+    fn header_len(&self) -> usize {
+        IE_HEADER_LEN + if self.ie_type.is_vendor() { 2 } else { 0 }
+    }
+
     /// Offset of the IE's Type field from the start of the decoded buffer.
+    #[inline]
     pub fn offset(&self) -> usize {
-        self.offset
+        self.value_offset().wrapping_sub(self.header_len())
     }
 
     /// IE types from the top level down to and including this IE.
     pub fn path(&self) -> IePath {
-        self.path
+        let pos = self.value_pos().wrapping_sub(self.header_len());
+        path_at(self.root, pos, true)
     }
 
     /// Octets this IE occupies on the wire.
+    #[inline]
     pub fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN + usize::from(self.length)
+        self.header_len() + self.value.len()
     }
 
     /// Offset of the first value octet (after the Enterprise ID for vendor IEs).
+    #[inline]
     pub fn value_offset(&self) -> usize {
-        self.offset + IE_HEADER_LEN + if self.enterprise_id.is_some() { 2 } else { 0 }
+        self.root_offset.wrapping_add(self.value_pos())
     }
 
     /// The embedded IEs, reading the value as a grouped IE body (clause 7.2.3.3). Works on any
     /// IE; errors carry this IE's path.
+    #[inline]
     pub fn children(&self) -> IeIter<'a> {
-        IeIter::with_path(self.value, self.value_offset(), self.path)
+        IeIter {
+            rest: self.value,
+            root: self.root,
+            root_offset: self.root_offset,
+        }
     }
 
     /// An error about this IE's content.
+    #[cold]
+    #[inline(never)]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError::new(kind, self.offset).with_path(self.path)
+        DecodeError::new(kind, self.offset()).with_path(self.path())
     }
 
     /// Decode this IE as the typed IE `T`, checking the type code first.
@@ -187,17 +235,66 @@ impl<'a> RawIe<'a> {
     }
 }
 
+/// Equal when type, Enterprise ID, Length, value octets, offset and IE path are.
+impl PartialEq for RawIe<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.ie_type == other.ie_type
+            && self.enterprise_id() == other.enterprise_id()
+            && self.length() == other.length()
+            && self.value == other.value
+            && self.offset() == other.offset()
+            && self.path() == other.path()
+    }
+}
+
+impl Eq for RawIe<'_> {}
+
 impl fmt::Debug for RawIe<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("RawIe");
         d.field("type", &self.ie_type);
-        if let Some(e) = self.enterprise_id {
+        if let Some(e) = self.enterprise_id() {
             d.field("enterprise_id", &e);
         }
-        d.field("length", &self.length)
-            .field("offset", &self.offset)
+        d.field("length", &self.length())
+            .field("offset", &self.offset())
             .finish_non_exhaustive()
     }
+}
+
+/// The IE path at position `target` of the IE list `root`, by walking `root` again: the types
+/// of the IEs that contain `target` past their header and, if `include_self`, of the IE that
+/// starts at `target`. Total: stops wherever the octets stop making sense.
+///
+/// Errors are rare, so they pay for their path here instead of every IE carrying one.
+fn path_at(root: &[u8], target: usize, include_self: bool) -> IePath {
+    let mut path = IePath::EMPTY;
+    let mut pos = 0usize;
+    let mut end = root.len();
+    while pos < end && pos <= target {
+        let Some(&[t0, t1, l0, l1]) = root.get(pos..).and_then(|r| r.first_chunk::<4>()) else {
+            break;
+        };
+        let ie_type = IeType(u16::from_be_bytes([t0, t1]));
+        if pos == target {
+            if include_self {
+                path = path.push(ie_type);
+            }
+            break;
+        }
+        let value_end = pos
+            .saturating_add(IE_HEADER_LEN)
+            .saturating_add(usize::from(u16::from_be_bytes([l0, l1])));
+        if target < value_end {
+            // Inside this IE: descend into its value.
+            path = path.push(ie_type);
+            end = value_end.min(end);
+            pos += IE_HEADER_LEN + if ie_type.is_vendor() { 2 } else { 0 };
+        } else {
+            pos = value_end;
+        }
+    }
+    path
 }
 
 /// A typed IE: decoded from a [`RawIe`] with a total function, encoded exactly.
@@ -215,24 +312,21 @@ pub trait TypedIe<'a>: Sized {
 /// yielded (nothing already accepted is lost).
 #[derive(Clone, Debug)]
 pub struct IeIter<'a> {
+    /// What is left of the list (emptied after an error).
     rest: &'a [u8],
-    offset: usize,
-    parent: IePath,
-    failed: bool,
+    /// The list the walk started at (the top of the IE paths) and its offset.
+    root: &'a [u8],
+    root_offset: usize,
 }
 
 impl<'a> IeIter<'a> {
     /// Iterate the IEs in `body`, whose first octet is at `offset` in the caller's buffer.
+    #[inline]
     pub fn new(body: &'a [u8], offset: usize) -> Self {
-        Self::with_path(body, offset, IePath::EMPTY)
-    }
-
-    pub(crate) fn with_path(body: &'a [u8], offset: usize, parent: IePath) -> Self {
         IeIter {
             rest: body,
-            offset,
-            parent,
-            failed: false,
+            root: body,
+            root_offset: offset,
         }
     }
 
@@ -254,65 +348,77 @@ impl<'a> IeIter<'a> {
         Ok(None)
     }
 
-    fn fail(
-        &mut self,
-        kind: DecodeErrorKind,
-        path: IePath,
-    ) -> Option<Result<RawIe<'a>, DecodeError>> {
-        self.failed = true;
-        Some(Err(DecodeError::new(kind, self.offset).with_path(path)))
+    /// The error for the IE (or IE header) at the front of `rest`; stops the iteration.
+    #[inline(always)]
+    fn fail(&mut self, kind: DecodeErrorKind, include_self: bool) -> DecodeError {
+        let e = list_error(self.rest, self.root, self.root_offset, kind, include_self);
+        self.rest = &[];
+        e
     }
+}
+
+/// The error for the IE (or IE header) at the front of `rest`, a tail of the list `root` at
+/// `root_offset`. Out of line and by value, so that the iterator never escapes to memory.
+#[cold]
+#[inline(never)]
+fn list_error(
+    rest: &[u8],
+    root: &[u8],
+    root_offset: usize,
+    kind: DecodeErrorKind,
+    include_self: bool,
+) -> DecodeError {
+    let pos = rest.as_ptr().addr().wrapping_sub(root.as_ptr().addr());
+    DecodeError::new(kind, root_offset.wrapping_add(pos)).with_path(path_at(
+        root,
+        pos,
+        include_self,
+    ))
 }
 
 impl<'a> Iterator for IeIter<'a> {
     type Item = Result<RawIe<'a>, DecodeError>;
 
+    // Always inlined: out of line, every IE pays a call and a trip of the 88-octet item
+    // through memory; inlined, the item stays in registers and the error arms stay cold.
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.rest.is_empty() {
-            return None;
-        }
-        let (after_header, t, length) = match self.rest {
-            [t0, t1, l0, l1, after_header @ ..] => (
-                after_header,
-                u16::from_be_bytes([*t0, *t1]),
-                u16::from_be_bytes([*l0, *l1]),
-            ),
-            _ => {
-                let available = self.rest.len();
-                return self.fail(
-                    DecodeErrorKind::IeHeaderTruncated { available },
-                    self.parent,
-                );
+        let Some((&[t0, t1, l0, l1], after_header)) = self.rest.split_first_chunk::<4>() else {
+            if self.rest.is_empty() {
+                return None;
             }
+            let available = self.rest.len();
+            return Some(Err(
+                self.fail(DecodeErrorKind::IeHeaderTruncated { available }, false)
+            ));
         };
-        let ie_type = IeType(t);
-        let path = self.parent.push(ie_type);
-        let (body, after) = match after_header.split_at_checked(usize::from(length)) {
-            Some(v) => v,
-            None => {
-                let available = after_header.len();
-                return self.fail(DecodeErrorKind::IeOverrun { length, available }, path);
-            }
+        let ie_type = IeType(u16::from_be_bytes([t0, t1]));
+        let length = u16::from_be_bytes([l0, l1]);
+        let Some((body, after)) = after_header.split_at_checked(usize::from(length)) else {
+            let available = after_header.len();
+            return Some(Err(
+                self.fail(DecodeErrorKind::IeOverrun { length, available }, true)
+            ));
         };
-        let (enterprise_id, value) = if ie_type.is_vendor() {
-            match body {
-                [a, b, value @ ..] => (Some(u16::from_be_bytes([*a, *b])), value),
-                _ => return self.fail(DecodeErrorKind::VendorIeTooShort { length }, path),
+        let value = if ie_type.is_vendor() {
+            match body.split_first_chunk::<2>() {
+                Some((_, value)) => value,
+                None => {
+                    return Some(Err(
+                        self.fail(DecodeErrorKind::VendorIeTooShort { length }, true)
+                    ))
+                }
             }
         } else {
-            (None, body)
+            body
         };
-        let ie = RawIe {
-            ie_type,
-            enterprise_id,
-            length,
-            value,
-            offset: self.offset,
-            path,
-        };
-        self.offset += IE_HEADER_LEN + usize::from(length);
         self.rest = after;
-        Some(Ok(ie))
+        Some(Ok(RawIe {
+            value,
+            root: self.root,
+            root_offset: self.root_offset,
+            ie_type,
+        }))
     }
 }
 
@@ -325,90 +431,101 @@ pub fn check_framing(
     offset: usize,
     limits: DecodeLimits,
 ) -> Result<usize, DecodeError> {
-    // One cursor over `body` and, per open grouped IE, where it ends and its type (for error
-    // paths): a grouped IE's children are contiguous, so no per-level iterator is needed. The
-    // depth limit bounds the stack; MAX_STACK bounds it again should a caller configure an
-    // absurd depth. Errors are those `IeIter` gives (kind, offset, path).
-    let max_depth = limits.max_depth.min(MAX_STACK);
-    let mut ends = [0usize; MAX_STACK];
-    let mut types = [0u16; MAX_STACK];
-    // The path of the enclosing grouped IEs at `depth` (types[0] is the body's slot).
-    let path_of = |types: &[u16; MAX_STACK], depth: usize| {
-        types
-            .iter()
-            .take(depth)
-            .skip(1)
-            .fold(IePath::EMPTY, |p, &t| p.push(IeType(t)))
-    };
-    if let Some(e) = ends.first_mut() {
-        *e = body.len();
+    // A stack sized for the default depth unless a caller asks for more (the stack is zeroed
+    // on every call, so it is kept as small as the limit allows).
+    if limits.max_depth <= SMALL_STACK {
+        check_framing_with::<SMALL_STACK>(body, offset, limits)
+    } else {
+        check_framing_with::<MAX_STACK>(body, offset, limits)
     }
-    let mut depth = 1usize;
-    let mut pos = 0usize;
+}
+
+/// [`check_framing`] with room for `N` levels (the limit is also clamped to [`MAX_STACK`]).
+#[inline]
+fn check_framing_with<const N: usize>(
+    body: &[u8],
+    offset: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
+    // One cursor over `body`: `rest`, the rest of the innermost open container, and per open
+    // grouped IE the number of octets its container has left after it. A grouped IE's
+    // children are contiguous, so no per-level iterator is needed. Errors are those `IeIter`
+    // gives (kind, offset, path); the path is rebuilt by `path_at` only when there is one.
+    let max_depth = limits.max_depth.min(N).min(MAX_STACK);
+    let mut after_group = [0usize; N];
+    // Open grouped IEs; the IE at the front of `rest` is at nesting depth `open + 1`.
+    let mut open = 0usize;
+    let mut rest = body;
     let mut count = 0usize;
+    let pos_of = |rest: &[u8]| rest.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
     loop {
         // Close every grouped IE (and finally the body) that ends here.
-        let mut end = ends.get(depth - 1).copied().unwrap_or_default();
-        while pos == end {
-            depth -= 1;
-            if depth == 0 {
+        while rest.is_empty() {
+            if open == 0 {
                 return Ok(count);
             }
-            end = ends.get(depth - 1).copied().unwrap_or_default();
+            open -= 1;
+            let left = after_group.get(open).copied().unwrap_or_default();
+            let pos = pos_of(rest);
+            rest = body.get(pos..pos.wrapping_add(left)).unwrap_or_default();
         }
-        // pos < end.
-        let (t, l) = match body.get(pos..end) {
-            Some([t0, t1, l0, l1, ..]) => (
-                u16::from_be_bytes([*t0, *t1]),
-                u16::from_be_bytes([*l0, *l1]),
-            ),
-            _ => {
-                let kind = DecodeErrorKind::IeHeaderTruncated {
-                    available: end - pos,
-                };
-                return Err(DecodeError::new(kind, offset + pos).with_path(path_of(&types, depth)));
-            }
+        let Some((&[t0, t1, l0, l1], after_header)) = rest.split_first_chunk::<4>() else {
+            let kind = DecodeErrorKind::IeHeaderTruncated {
+                available: rest.len(),
+            };
+            return Err(framing_error(body, offset, pos_of(rest), kind, false));
         };
-        let ie_type = IeType(t);
-        let value_start = pos + IE_HEADER_LEN;
-        let value_end = value_start + usize::from(l);
-        let ie_error = |types: &[u16; MAX_STACK], kind| {
-            DecodeError::new(kind, offset + pos).with_path(path_of(types, depth).push(ie_type))
-        };
-        if value_end > end {
+        let ie_type = IeType(u16::from_be_bytes([t0, t1]));
+        let l = u16::from_be_bytes([l0, l1]);
+        let Some((value, after)) = after_header.split_at_checked(usize::from(l)) else {
             let kind = DecodeErrorKind::IeOverrun {
                 length: l,
-                available: end - value_start,
+                available: after_header.len(),
             };
-            return Err(ie_error(&types, kind));
-        }
+            return Err(framing_error(body, offset, pos_of(rest), kind, true));
+        };
         if ie_type.is_vendor() && l < 2 {
             let kind = DecodeErrorKind::VendorIeTooShort { length: l };
-            return Err(ie_error(&types, kind));
+            return Err(framing_error(body, offset, pos_of(rest), kind, true));
         }
         count += 1;
         if count > limits.max_ies {
             let kind = DecodeErrorKind::TooManyIes {
                 limit: limits.max_ies,
             };
-            return Err(ie_error(&types, kind));
+            return Err(framing_error(body, offset, pos_of(rest), kind, true));
         }
         if ie_type.is_grouped() && l > 0 {
-            if depth >= max_depth {
+            if open + 1 >= max_depth {
                 let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
-                return Err(ie_error(&types, kind));
+                return Err(framing_error(body, offset, pos_of(rest), kind, true));
             }
-            if let (Some(e), Some(ty)) = (ends.get_mut(depth), types.get_mut(depth)) {
-                *e = value_end;
-                *ty = t;
+            if let Some(slot) = after_group.get_mut(open) {
+                *slot = after.len();
             }
-            depth += 1;
-            pos = value_start;
+            open += 1;
+            rest = value;
         } else {
-            pos = value_end;
+            rest = after;
         }
     }
 }
+
+/// The error `check_framing` reports at `pos` of `body`.
+#[cold]
+#[inline(never)]
+fn framing_error(
+    body: &[u8],
+    offset: usize,
+    pos: usize,
+    kind: DecodeErrorKind,
+    include_self: bool,
+) -> DecodeError {
+    DecodeError::new(kind, offset.wrapping_add(pos)).with_path(path_at(body, pos, include_self))
+}
+
+/// Stack of [`check_framing`] for limits up to the default depth.
+const SMALL_STACK: usize = 16;
 
 /// Deepest nesting [`check_framing`] follows whatever the configured limit.
 const MAX_STACK: usize = 64;
@@ -520,13 +637,11 @@ mod tests {
         assert_eq!(e.path.depth(), 16);
     }
 
-    /// `check_framing` gives exactly what the iterator-based check gives (count, or error kind,
-    /// offset and path), on valid bodies and on every truncation and many one-octet mutations.
-    #[test]
-    fn check_framing_agrees_with_iterator() {
-        let seeds: [&[u8]; 4] = [
+    /// Bodies for the framing and iterator tests.
+    fn check_framing_seeds() -> Vec<Vec<u8>> {
+        vec![
             // Digest 4.14 Session Establishment Request body (Create PDR with PDI, Create FAR).
-            &[
+            vec![
                 0x00, 0x3c, 0x00, 0x05, 0x00, 0xc0, 0x00, 0x02, 0x0a, 0x00, 0x39, 0x00, 0x0d, 0x02,
                 0, 0, 0, 0, 0, 0, 0, 1, 0xc0, 0x00, 0x02, 0x0a, 0x00, 0x01, 0x00, 0x1f, 0x00, 0x38,
                 0x00, 0x02, 0x00, 0x01, 0x00, 0x1d, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, 0x00, 0x02,
@@ -535,19 +650,26 @@ mod tests {
                 0x2c, 0x00, 0x01, 0x02,
             ],
             // OCI then LCI (digest 1.6).
-            &[
+            vec![
                 0x00, 0x36, 0x00, 0x17, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x05, 0x00, 0x35,
                 0x00, 0x01, 0x1e, 0x00, 0x37, 0x00, 0x01, 0x22, 0x00, 0x6e, 0x00, 0x01, 0x01, 0x00,
                 0x33, 0x00, 0x0d, 0x00, 0x34, 0x00, 0x04, 0x00, 0x00, 0x00, 0x07, 0x00, 0x35, 0x00,
                 0x01, 0x37,
             ],
             // Vendor IE, empty grouped IE, zero-length IE, nested empty group at the end.
-            &[
+            vec![
                 0x80, 0x01, 0x00, 0x04, 0x48, 0xf9, 0xaa, 0xbb, 0x00, 0x01, 0x00, 0x00, 0x00, 0x13,
                 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x02, 0x00, 0x04, 0x00, 0x03, 0x00, 0x00,
             ],
-            &[],
-        ];
+            vec![],
+        ]
+    }
+
+    /// `check_framing` gives exactly what the iterator-based check gives (count, or error kind,
+    /// offset and path), on valid bodies and on every truncation and many one-octet mutations.
+    #[test]
+    fn check_framing_agrees_with_iterator() {
+        let seeds = check_framing_seeds();
         let limits = [
             DecodeLimits::DEFAULT,
             DecodeLimits::new(2, 4096),
@@ -562,7 +684,7 @@ mod tests {
                 assert_eq!(got, check_framing_iter(b, 7, l), "{b:02x?} {l:?}");
             }
         };
-        for seed in seeds {
+        for seed in &seeds {
             for n in 0..=seed.len() {
                 check(&seed[..n]);
             }
@@ -572,7 +694,148 @@ mod tests {
                     .into_iter()
                     .chain(near)
                 {
-                    let mut b = seed.to_vec();
+                    let mut b = seed.clone();
+                    b[i] = v;
+                    check(&b);
+                }
+            }
+        }
+    }
+
+    /// The IE iterator as it was when every `RawIe` carried its offset and IE path: the
+    /// oracle for the offsets and paths now derived on demand.
+    struct RefIter<'a> {
+        rest: &'a [u8],
+        offset: usize,
+        parent: IePath,
+        failed: bool,
+    }
+
+    struct RefIe<'a> {
+        ie_type: IeType,
+        enterprise_id: Option<EnterpriseId>,
+        length: u16,
+        value: &'a [u8],
+        offset: usize,
+        path: IePath,
+    }
+
+    impl<'a> Iterator for RefIter<'a> {
+        type Item = Result<RefIe<'a>, DecodeError>;
+
+        fn next(&mut self) -> Option<Self::Item> {
+            if self.failed || self.rest.is_empty() {
+                return None;
+            }
+            let fail = |it: &mut Self, kind, path| {
+                it.failed = true;
+                Some(Err(DecodeError::new(kind, it.offset).with_path(path)))
+            };
+            let [t0, t1, l0, l1, after_header @ ..] = self.rest else {
+                let available = self.rest.len();
+                let parent = self.parent;
+                return fail(
+                    self,
+                    DecodeErrorKind::IeHeaderTruncated { available },
+                    parent,
+                );
+            };
+            let ie_type = IeType(u16::from_be_bytes([*t0, *t1]));
+            let length = u16::from_be_bytes([*l0, *l1]);
+            let path = self.parent.push(ie_type);
+            let Some((body, after)) = after_header.split_at_checked(usize::from(length)) else {
+                let available = after_header.len();
+                return fail(self, DecodeErrorKind::IeOverrun { length, available }, path);
+            };
+            let (enterprise_id, value) = if ie_type.is_vendor() {
+                match body {
+                    [a, b, value @ ..] => (Some(u16::from_be_bytes([*a, *b])), value),
+                    _ => return fail(self, DecodeErrorKind::VendorIeTooShort { length }, path),
+                }
+            } else {
+                (None, body)
+            };
+            let ie = RefIe {
+                ie_type,
+                enterprise_id,
+                length,
+                value,
+                offset: self.offset,
+                path,
+            };
+            self.offset += IE_HEADER_LEN + usize::from(length);
+            self.rest = after;
+            Some(Ok(ie))
+        }
+    }
+
+    /// `IeIter` and the reference iterator agree on every item (type, Enterprise ID, length,
+    /// value, offset, path, errors) of `got`, and recursively on the children of every IE,
+    /// grouped or not (`RawIe::children` works on any IE).
+    fn agree(got: IeIter<'_>, want: RefIter<'_>, depth: usize) {
+        let got: Vec<_> = got.collect();
+        let want: Vec<_> = want.collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.into_iter().zip(want) {
+            match (g, w) {
+                (Ok(g), Ok(w)) => {
+                    assert_eq!(g.ie_type(), w.ie_type);
+                    assert_eq!(g.enterprise_id(), w.enterprise_id);
+                    assert_eq!(g.length(), w.length);
+                    assert_eq!(g.value(), w.value);
+                    assert_eq!(g.offset(), w.offset);
+                    assert_eq!(g.path(), w.path);
+                    assert_eq!(g.encoded_len(), IE_HEADER_LEN + usize::from(w.length));
+                    let eid = if w.enterprise_id.is_some() { 2 } else { 0 };
+                    assert_eq!(g.value_offset(), w.offset + IE_HEADER_LEN + eid);
+                    let e = g.error(DecodeErrorKind::SFlagMismatch);
+                    assert_eq!((e.offset, e.path), (w.offset, w.path));
+                    let same = g;
+                    assert_eq!(g, same);
+                    if depth < 4 {
+                        let children = RefIter {
+                            rest: w.value,
+                            offset: g.value_offset(),
+                            parent: w.path,
+                            failed: false,
+                        };
+                        agree(g.children(), children, depth + 1);
+                    }
+                }
+                (Err(g), Err(w)) => assert_eq!(g, w),
+                (g, w) => panic!("{g:?} vs {:?}", w.map(|w| w.offset)),
+            }
+        }
+    }
+
+    #[test]
+    fn offsets_and_paths_agree_with_stored_ones() {
+        let mut seeds = check_framing_seeds();
+        // Deeper than IE_PATH_CAPACITY: 10 nested OCIs around a Metric.
+        let mut deep = vec![0x00, 0x35, 0x00, 0x01, 0x1e];
+        for _ in 0..10 {
+            let mut outer = vec![0x00, 0x36];
+            outer.extend_from_slice(&(deep.len() as u16).to_be_bytes());
+            outer.extend_from_slice(&deep);
+            deep = outer;
+        }
+        seeds.push(deep);
+        let check = |b: &[u8]| {
+            let want = RefIter {
+                rest: b,
+                offset: 7,
+                parent: IePath::EMPTY,
+                failed: false,
+            };
+            agree(IeIter::new(b, 7), want, 0);
+        };
+        for seed in &seeds {
+            for n in 0..=seed.len() {
+                check(&seed[..n]);
+            }
+            for i in 0..seed.len() {
+                for v in [0x00, 0x01, 0x02, 0x04, 0x36, 0x80, 0xff, seed[i] ^ 1] {
+                    let mut b = seed.clone();
                     b[i] = v;
                     check(&b);
                 }
