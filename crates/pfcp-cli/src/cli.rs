@@ -1,7 +1,9 @@
 //! The command line: argument parsing (clap) and the exit status.
 //!
 //! Exit status: 0 if everything decoded or encoded, 1 if any message failed, any input line
-//! was bad or a file could not be read, 2 for usage errors (clap).
+//! was bad or a file could not be read, 2 for usage errors (clap). `pfcp up` and `pfcp cp`
+//! exit 0 after a complete run (overload and throttling are results, not failures) and 1 if
+//! they could not run (address in use, association failed, ...).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -23,7 +25,9 @@ use crate::{io_error_text, RunError};
         pfcp decode capture.pcapng                  one JSON object per PFCP message\n  \
         pfcp decode --format summary capture.pcap   the oracle's summary schema\n  \
         echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode\n  \
-        pfcp decode capture.pcap | pfcp encode      back to hex, byte for byte"
+        pfcp decode capture.pcap | pfcp encode      back to hex, byte for byte\n  \
+        pfcp up --capacity 2000 --node-scoped       a UP function emulator on 127.0.0.1:8805\n  \
+        pfcp cp --up 127.0.0.1:8805 --rate 5000     load it, honouring its overload control"
 )]
 pub struct Cli {
     /// What to do.
@@ -48,6 +52,20 @@ pub enum Command {
     /// Informational keys (frame, name, decoded, ...) are ignored, so
     /// `pfcp decode x.pcap | pfcp encode` gives back each message's octets.
     Encode(EncodeArgs),
+    /// Emulate a UP function: answer session requests at a capacity, protect itself from
+    /// overload (cause 74) and report it to the CP functions (OCI/LCI).
+    ///
+    /// The first line on stderr is `pfcp up: listening on ADDR ...`; then a status line every
+    /// second: requests served, rejected with cause 74, the published Overload and Load
+    /// Metrics, the queue depth.
+    Up(crate::up::UpArgs),
+    /// Generate CP load: establish, modify and delete sessions on UP functions at a rate,
+    /// with a priority mix, throttled by the UP functions' overload control.
+    ///
+    /// Prints progress every second on stderr, then a summary (with --json also one JSON
+    /// object on stdout): offered, sent, throttled, redirected, succeeded, rejected by cause,
+    /// timed out, per class and request type, and latency percentiles.
+    Cp(crate::cp::CpArgs),
     /// Write the project's sample capture (samples/overload.pcap) to OUT.
     #[command(hide = true)]
     SamplePcap {
@@ -93,10 +111,17 @@ pub struct EncodeArgs {
 /// Run the command line; the process exit status.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The node tools print from their own threads: dispatch them before stdout is locked.
+    let command = match cli.command {
+        Command::Up(args) => return crate::up::main(&args),
+        Command::Cp(args) => return crate::cp::main(&args),
+        other => other,
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut diag = io::stderr();
-    let result = match cli.command {
+    let result = match command {
+        Command::Up(_) | Command::Cp(_) => Ok(true),
         Command::Decode(args) => run_decode(&args, &mut out, &mut diag),
         Command::Encode(args) => run_encode(&args, &mut out, &mut diag),
         Command::SamplePcap { out: path } => match crate::sample::write_sample_pcap(&path) {

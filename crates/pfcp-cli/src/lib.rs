@@ -6,6 +6,8 @@
 //! * [`encode`]: those JSON lines back to hex.
 //! * [`capture`]: UDP datagrams out of pcap/pcapng files (Ethernet, SLL, SLL2, raw IP, NULL).
 //! * [`sample`]: the project's sample capture, `samples/overload.pcap`.
+//! * [`up`]: `pfcp up`, a UP function emulator with self-protection and OCI/LCI reporting.
+//! * [`cp`]: `pfcp cp`, a CP function load generator that honours the UP functions' OCIs.
 //! * [`cli`]: the command line itself.
 //!
 //! Nothing here panics on input: bad bytes become error lines, bad files one-line messages.
@@ -25,13 +27,16 @@
 
 pub mod capture;
 pub mod cli;
+pub mod cp;
 pub mod decode;
 pub mod decoded;
 pub mod encode;
 pub mod hex;
+mod meter;
 pub mod render;
 pub mod sample;
 pub mod summary;
+pub mod up;
 
 use std::io;
 
@@ -44,6 +49,12 @@ pub enum RunError {
     Output(io::Error),
     /// Writing diagnostics to stderr.
     Diagnostics(io::Error),
+}
+
+/// The only clock read of `pfcp up` and `pfcp cp`: tokio's clock (monotonic; the sans-IO
+/// crates never read a clock, they are given the time).
+pub(crate) fn now() -> tokio::time::Instant {
+    tokio::time::Instant::now()
 }
 
 /// The text of an I/O error without the "(os error N)" suffix, e.g. "No such file or

@@ -251,7 +251,11 @@ impl AdmissionConfig {
             service_rate: None,
             max_wait: None,
             classifier: ClassifierConfig::default(),
-            reporter: ReporterConfig::default(),
+            // The admission queue measures the whole UP function, so its OCI is node-scoped
+            // (AOCI=1, clause 8.2.76): a CP then applies it to new sessions too, whose PFCP
+            // entity is not known yet. Entity-scoped OCIs would leave establishments
+            // unthrottled while the metric, computed on all traffic, kept rising.
+            reporter: ReporterConfig::default().with_node_scoped(true),
             load_reporter: LoadReporterConfig::default(),
             load_smoothing: 0.5,
         }

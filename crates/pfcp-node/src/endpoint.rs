@@ -1038,8 +1038,20 @@ impl Driver {
                     // A restarted or failed peer: its outstanding transactions fail (6.2.2).
                     self.xact.fail_peer(*peer);
                 }
-                // What was learned from it is reset (6.2.4.3.2: a restart resets sequencing).
+                // What was learned from it is reset (6.2.4.3.2: a restart resets sequencing),
+                // unless another address of the same node is still associated: a release or
+                // failure of one of a node's addresses must not drop the node's state.
                 let node = node.clone().unwrap_or(NodeKey::Ip(peer.ip()));
+                let restarted = matches!(e, PeerEvent::Restarted { .. });
+                let node_alive = self
+                    .peers
+                    .associated()
+                    .any(|(a, p)| a != peer && p.node.as_ref() == Some(&node));
+                if node_alive && !restarted {
+                    info!(event = ?e, "peer event (node still associated elsewhere)");
+                    let _ = self.events.try_send(e);
+                    return;
+                }
                 if let Some(cp) = self.cp.as_mut() {
                     cp.reset_peer(&node);
                 }

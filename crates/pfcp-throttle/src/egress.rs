@@ -198,6 +198,36 @@ const fn prio(value: u8) -> MessagePriority {
     }
 }
 
+/// Tokens (in 1/SCALE) a request of priority `q` needs in the bucket under boundary
+/// `boundary` (see the module docs, "Hard cap").
+fn tokens_needed(burst: u32, boundary: u8, q: u8) -> i128 {
+    let spread = i128::from(burst.saturating_sub(1)) * SCALE;
+    let q = i128::from(q);
+    let b = i128::from(boundary);
+    if boundary >= NO_BOUNDARY {
+        SCALE + spread * q / 15
+    } else if q < b {
+        // The lower quarter, as a ladder: in a cluster of arrivals that drains the
+        // bucket, the highest priorities go last.
+        SCALE + spread / 4 * q / b
+    } else if q == b {
+        SCALE + spread / 2
+    } else {
+        // The upper half of the bucket above the boundary's threshold, as a ladder.
+        let half = (spread - spread / 2) / 2;
+        SCALE + spread / 2 + half + (spread - spread / 2 - half) * (q - b - 1) / (15 - b).max(1)
+    }
+}
+
+/// [`tokens_needed`] for every priority.
+fn needed_table(burst: u32, boundary: u8) -> [i128; 16] {
+    let mut t = [0; 16];
+    for (q, n) in (0u8..).zip(t.iter_mut()) {
+        *n = tokens_needed(burst, boundary, q);
+    }
+    t
+}
+
 /// One throttle/abatement threshold pair, each in percent of the Max EMR
 /// ([`EgressConfig::max_rate`]). DSR's TT-x/AT-x, "configured in pairs".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -604,6 +634,10 @@ pub struct EgressThrottle {
     window_ns: u128,
     /// Instant of the next tick.
     next_tick: Instant,
+    /// False once the next tick lies past the instants `Instant` can represent (a tick near
+    /// `Duration::MAX`): no tick comes any more. Without it the unrepresentable tick was left
+    /// at the last one processed, due again at once, forever (fuzz-found).
+    ticking: bool,
     /// Counts per completed tick, a ring over the window.
     slots: Vec<Counts>,
     cursor: usize,
@@ -614,6 +648,9 @@ pub struct EgressThrottle {
     /// The cap's boundary priority (0..=15), or 16 while no priority is estimated to exceed
     /// the Max EMR.
     boundary: u8,
+    /// Tokens (in 1/SCALE) a request of each priority needs under the current boundary:
+    /// recomputed when the boundary changes, so a decision does no 128-bit division.
+    needed: [i128; 16],
     /// The last tick measured a zero rate.
     last_zero: bool,
     level: u8,
@@ -640,11 +677,13 @@ impl EgressThrottle {
             tick_ns,
             window_ns: u128::from(n) * u128::from(tick_ns),
             next_tick: now.checked_add(config.tick).unwrap_or(now),
+            ticking: now.checked_add(config.tick).is_some(),
             slots: vec![Counts::default(); n as usize],
             cursor: 0,
             current: Counts::default(),
             window: WindowSums::default(),
             boundary: NO_BOUNDARY,
+            needed: needed_table(config.burst, NO_BOUNDARY),
             last_zero: true,
             level: 0,
             below_since: [None; 3],
@@ -727,7 +766,8 @@ impl EgressThrottle {
             if let Some(d) = self.current.demand.get_mut(usize::from(priority.value())) {
                 *d = d.saturating_add(1);
             }
-            if self.tokens < self.tokens_needed(priority) {
+            let needed = self.needed.get(usize::from(priority.value()));
+            if needed.is_none_or(|&n| self.tokens < n) {
                 Some(ThrottleReason::RateLimit)
             } else {
                 None
@@ -787,11 +827,14 @@ impl EgressThrottle {
         self.pending = self.pending.saturating_sub(1);
     }
 
-    /// When the next tick is due, or `None` while nothing can change without new traffic:
-    /// an empty window at level 0. Calling [`EgressThrottle::handle_timeout`] then is optional,
-    /// because every method that takes `now` catches up by itself.
+    /// When the next tick is due, or `None` while nothing can change without new traffic
+    /// (an empty window at level 0) or when no tick can come any more (the next one would
+    /// lie past the instants `Instant` can represent). Calling
+    /// [`EgressThrottle::handle_timeout`] then is optional, because every method that takes
+    /// `now` catches up by itself.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.window.total == 0 && self.current.total == 0 && self.level == 0 {
+        let idle = self.window.total == 0 && self.current.total == 0 && self.level == 0;
+        if idle || !self.ticking {
             None
         } else {
             Some(self.next_tick)
@@ -813,27 +856,6 @@ impl EgressThrottle {
             .level_cutoff
             .get(index)
             .is_some_and(|cut| priority > *cut)
-    }
-
-    /// Tokens (in 1/SCALE) a request of this priority needs in the bucket (see the module
-    /// docs, "Hard cap").
-    fn tokens_needed(&self, priority: MessagePriority) -> i128 {
-        let spread = i128::from(self.config.burst.saturating_sub(1)) * SCALE;
-        let q = i128::from(priority.value());
-        let b = i128::from(self.boundary);
-        if self.boundary >= NO_BOUNDARY {
-            SCALE + spread * q / 15
-        } else if q < b {
-            // The lower quarter, as a ladder: in a cluster of arrivals that drains the
-            // bucket, the highest priorities go last.
-            SCALE + spread / 4 * q / b
-        } else if q == b {
-            SCALE + spread / 2
-        } else {
-            // The upper half of the bucket above the boundary's threshold, as a ladder.
-            let half = (spread - spread / 2) / 2;
-            SCALE + spread / 2 + half + (spread - spread / 2 - half) * (q - b - 1) / (15 - b).max(1)
-        }
     }
 
     /// The boundary priority of the cap, as of the last tick: the highest priority whose
@@ -865,7 +887,7 @@ impl EgressThrottle {
     /// started) or up to `now`. That gives the same levels and counters as processing
     /// every tick, at a cost of about one window plus two ticks per level.
     fn advance(&mut self, now: Instant) {
-        while self.next_tick <= now {
+        while self.ticking && self.next_tick <= now {
             if self.window.total == 0
                 && self.current.total == 0
                 && self.last_zero
@@ -873,13 +895,15 @@ impl EgressThrottle {
             {
                 let limit = match usize::from(self.level).checked_sub(1) {
                     None => now,
-                    Some(index) => self
-                        .below_since
-                        .get(index)
-                        .copied()
-                        .flatten()
-                        .and_then(|t| t.checked_add(self.config.abatement_time))
-                        .map_or(self.next_tick, |t| t.min(now)),
+                    Some(index) => match self.below_since.get(index).copied().flatten() {
+                        // An abatement time that ends past the representable instants never
+                        // runs out: the level cannot fall, skip to `now` (fuzz-found: this
+                        // used to fall back to one tick at a time, a hang on a long gap).
+                        Some(t) => t
+                            .checked_add(self.config.abatement_time)
+                            .map_or(now, |t| t.min(now)),
+                        None => self.next_tick,
+                    },
                 };
                 let behind = limit.saturating_duration_since(self.next_tick).as_nanos()
                     / u128::from(self.tick_ns);
@@ -899,7 +923,7 @@ impl EgressThrottle {
             self.tick(at);
             match at.checked_add(self.config.tick) {
                 Some(t) => self.next_tick = t,
-                None => return,
+                None => self.ticking = false,
             }
         }
     }
@@ -925,6 +949,7 @@ impl EgressThrottle {
     fn update_boundary(&mut self) {
         let budget = u128::from(self.config.max_rate) * self.window_ns;
         let mut used = u128::from(self.window.fixed) * NANOS_PER_SEC;
+        let before = self.boundary;
         self.boundary = NO_BOUNDARY;
         for (q, &n) in (0u8..).zip(self.window.demand.iter()) {
             used += u128::from(n) * NANOS_PER_SEC;
@@ -932,6 +957,9 @@ impl EgressThrottle {
                 self.boundary = q;
                 break;
             }
+        }
+        if self.boundary != before {
+            self.needed = needed_table(self.config.burst, self.boundary);
         }
     }
 

@@ -209,6 +209,8 @@ pub struct LossThrottle {
     reduction: u8,
     buckets: [[u32; RANKS]; MAX_BUCKETS],
     totals: [u32; RANKS],
+    /// The sum of `totals` (kept, not summed on every request).
+    total: u64,
     current: usize,
     in_current: u32,
     bucket_size: u32,
@@ -239,6 +241,7 @@ impl LossThrottle {
             reduction: 0,
             buckets: [[0; RANKS]; MAX_BUCKETS],
             totals: [0; RANKS],
+            total: 0,
             current: 0,
             in_current: 0,
             bucket_size,
@@ -383,12 +386,12 @@ impl LossThrottle {
         }
         if let Some(t) = self.totals.get_mut(rank) {
             *t += 1;
+            self.total += 1;
         }
         self.in_current += 1;
         self.since_recompute += 1;
         // Recompute often while the window fills or when a class appears, then every 8.
-        let filling =
-            self.totals.iter().map(|&n| u64::from(n)).sum::<u64>() < u64::from(self.bucket_size);
+        let filling = self.total < u64::from(self.bucket_size);
         if self.reduction > 0 && (first_of_rank || filling || self.since_recompute >= 8) {
             self.recompute();
         }
@@ -400,6 +403,7 @@ impl LossThrottle {
         if let Some(old) = self.buckets.get_mut(self.current) {
             for (t, o) in self.totals.iter_mut().zip(old.iter_mut()) {
                 *t -= *o;
+                self.total -= u64::from(*o);
                 *o = 0;
             }
         }
@@ -410,7 +414,7 @@ impl LossThrottle {
     /// Find the boundary rank: fill `reduction% x total` from rank 0 upwards.
     fn recompute(&mut self) {
         self.since_recompute = 0;
-        let total: u64 = self.totals.iter().map(|&n| u64::from(n)).sum();
+        let total = self.total;
         // `need` in 1/100 of a request.
         let need = total * u64::from(self.reduction);
         let mut cum = 0u64;

@@ -1,0 +1,149 @@
+//! An in-process [`metrics`] recorder for `pfcp up` and `pfcp cp`.
+//!
+//! `pfcp-node` publishes what its admission and overload control do through the `metrics`
+//! facade (counters such as `pfcp_requests_rejected_total`, gauges such as
+//! `pfcp_overload_metric_published`; see the tables in `pfcp_node::admission` and
+//! `pfcp_node::cp`). The endpoint has no other API for them, so the tools install this
+//! recorder and read the values back for their status lines. It keeps every counter and gauge
+//! in memory, keyed by name and labels; histograms are discarded.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use metrics::{
+    Counter, CounterFn, Gauge, GaugeFn, Histogram, Key, KeyName, Label, Metadata, Recorder,
+    SharedString, Unit,
+};
+
+/// One counter (a `u64`) or gauge (the bits of an `f64`).
+#[derive(Debug, Default)]
+struct Cell(AtomicU64);
+
+impl CounterFn for Cell {
+    fn increment(&self, value: u64) {
+        self.0.fetch_add(value, Ordering::Relaxed);
+    }
+
+    fn absolute(&self, value: u64) {
+        self.0.fetch_max(value, Ordering::Relaxed);
+    }
+}
+
+impl Cell {
+    fn update_f64(&self, f: impl Fn(f64) -> f64) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
+                Some(f(f64::from_bits(bits)).to_bits())
+            });
+    }
+}
+
+impl GaugeFn for Cell {
+    fn increment(&self, value: f64) {
+        self.update_f64(|v| v + value);
+    }
+
+    fn decrement(&self, value: f64) {
+        self.update_f64(|v| v - value);
+    }
+
+    fn set(&self, value: f64) {
+        self.0.store(value.to_bits(), Ordering::Relaxed);
+    }
+}
+
+type Cells = Mutex<HashMap<Key, Arc<Cell>>>;
+
+/// The counters and gauges recorded so far.
+#[derive(Debug, Default)]
+pub(crate) struct Meter {
+    counters: Cells,
+    gauges: Cells,
+}
+
+fn cell(cells: &Cells, key: &Key) -> Arc<Cell> {
+    let mut map = cells.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key.clone()).or_default().clone()
+}
+
+impl Meter {
+    /// The sum of the counters named `name` whose labels satisfy `keep`.
+    pub(crate) fn counter_where(&self, name: &str, keep: impl Fn(&[Label]) -> bool) -> u64 {
+        let map = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter()
+            .filter(|(k, _)| k.name() == name && keep(&k.labels().cloned().collect::<Vec<_>>()))
+            .map(|(_, c)| c.0.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// The gauge named `name` (without labels), if it was ever set.
+    pub(crate) fn gauge(&self, name: &str) -> Option<f64> {
+        let map = self.gauges.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter()
+            .find(|(k, _)| k.name() == name)
+            .map(|(_, c)| f64::from_bits(c.0.load(Ordering::Relaxed)))
+    }
+}
+
+/// The recorder handed to `metrics`: a handle on the shared [`Meter`].
+#[derive(Debug)]
+struct Shared(Arc<Meter>);
+
+impl Recorder for Shared {
+    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        Counter::from_arc(cell(&self.0.counters, key))
+    }
+
+    fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::from_arc(cell(&self.0.gauges, key))
+    }
+
+    fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+        Histogram::noop()
+    }
+}
+
+static METER: OnceLock<Arc<Meter>> = OnceLock::new();
+
+/// Install the recorder as the process's global one (once) and return its meter. If another
+/// recorder was installed first, the meter stays empty and the status lines show zeros.
+pub(crate) fn install() -> Arc<Meter> {
+    METER
+        .get_or_init(|| {
+            let meter = Arc::new(Meter::default());
+            let _ = metrics::set_global_recorder(Shared(meter.clone()));
+            meter
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_and_gauges_are_read_back() {
+        let meter = Arc::new(Meter::default());
+        let rec = Shared(meter.clone());
+        let meta = Metadata::new("t", metrics::Level::INFO, None);
+        let k1 = Key::from_parts("rejected", vec![Label::new("reason", "queue_full")]);
+        let k2 = Key::from_parts("rejected", vec![Label::new("cause", "72")]);
+        rec.register_counter(&k1, &meta).increment(3);
+        rec.register_counter(&k1, &meta).increment(2);
+        rec.register_counter(&k2, &meta).increment(7);
+        let g = Key::from_name("metric");
+        rec.register_gauge(&g, &meta).set(40.0);
+        rec.register_gauge(&g, &meta).increment(5.0);
+        assert_eq!(meter.counter_where("rejected", |_| true), 12);
+        let not_72 = |l: &[Label]| !l.iter().any(|l| l.key() == "cause" && l.value() == "72");
+        assert_eq!(meter.counter_where("rejected", not_72), 5);
+        assert_eq!(meter.gauge("metric"), Some(45.0));
+        assert_eq!(meter.gauge("absent"), None);
+    }
+}

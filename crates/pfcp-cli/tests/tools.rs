@@ -1,0 +1,238 @@
+//! `pfcp up` and `pfcp cp` as a user runs them, on loopback: a CP load generator at four
+//! times a UP emulator's capacity is throttled by the UP's overload control, emergency
+//! sessions keep their priority, and the summary is one JSON object.
+
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A child process, killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A running `pfcp up`: the process, its address, its stderr lines.
+struct Up {
+    _process: Killed,
+    addr: String,
+    lines: mpsc::Receiver<String>,
+}
+
+fn start_up(args: &[&str]) -> Up {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
+        .args(["up", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let process = Killed(child);
+    let (tx, lines) = mpsc::channel();
+    // Keep reading even once nobody listens, so that the child never blocks on stderr.
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let first = lines
+        .recv_timeout(Duration::from_secs(10))
+        .expect("pfcp up printed nothing");
+    let addr = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
+        .to_owned();
+    Up {
+        _process: process,
+        addr,
+        lines,
+    }
+}
+
+/// Run `pfcp` to completion (killed and failed after 30 s).
+fn pfcp(args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            panic!("pfcp {args:?} did not finish in 30 s");
+        }
+    }
+}
+
+fn summary(out: &Output) -> Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pfcp cp failed: {stderr}");
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let mut lines = stdout.lines();
+    let json = lines
+        .next()
+        .unwrap_or_else(|| panic!("no JSON; stderr: {stderr}"));
+    assert_eq!(lines.next(), None, "one JSON object on stdout");
+    println!("{stderr}{json}");
+    serde_json::from_str(json).unwrap()
+}
+
+fn n(v: &Value, path: &str) -> u64 {
+    v.pointer(path)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{path} missing in {v}"))
+}
+
+/// The largest Overload Reduction Metric in `pfcp up`'s status lines so far.
+fn max_overload_metric(lines: &mpsc::Receiver<String>) -> u64 {
+    lines
+        .try_iter()
+        .filter_map(|l| {
+            let rest = l.split("overload metric").nth(1)?;
+            rest.split('%').next()?.trim().parse::<u64>().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn cp_load_is_throttled_by_the_up_overload_control() {
+    let up = start_up(&[
+        "--capacity",
+        "500",
+        "--node-scoped",
+        "--duration-secs",
+        "30",
+    ]);
+    // Four times the UP's capacity, for 3 s.
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--rate",
+        "2000",
+        "--duration-secs",
+        "3",
+        "--mix",
+        "emergency=5,arp2=25,arp12=70",
+        "--t1-ms",
+        "500",
+        "--n1",
+        "1",
+        "--json",
+    ]);
+    let s = summary(&out);
+    let offered = n(&s, "/offered");
+    assert!(offered >= 3000, "the pacer fell far behind: {offered}");
+    assert_eq!(
+        n(&s, "/sent") + n(&s, "/throttled") + n(&s, "/errors"),
+        offered
+    );
+    assert!(n(&s, "/succeeded") > 0);
+    // The UP's OCIs reached the CP, and its overload control shed load locally.
+    assert!(n(&s, "/ups/0/ocis") > 0);
+    assert!(n(&s, "/throttled") > 0);
+    assert!(max_overload_metric(&up.lines) > 0);
+    // Emergency sessions are established whatever the overload: the reduction is taken from
+    // the lower priorities (the establishments of the other classes are 95 % of them).
+    assert_eq!(
+        n(&s, "/by_class/emergency/by_request/establishment/throttled"),
+        0
+    );
+    // Throttled last: a smaller share of emergency requests than of ARP 12 ones. (Their
+    // modifications and deletions can be throttled: most sessions established are emergency
+    // or ARP 2 ones, so the reduction of requests on sessions cannot always be reached from
+    // the rest, clause 6.2.4.5.1.)
+    let share = |class: &str| {
+        n(&s, &format!("/by_class/{class}/throttled")) as f64
+            / n(&s, &format!("/by_class/{class}/offered")).max(1) as f64
+    };
+    assert!(share("emergency") < share("arp12"), "{s}");
+    assert!(s.pointer("/latency_ms/p50").is_some_and(Value::is_f64));
+    assert!(s.pointer("/latency_ms/p99").is_some_and(Value::is_f64));
+    assert_eq!(
+        s.pointer("/by_request")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "establishment".to_string(),
+            "modification".to_string(),
+            "deletion".to_string()
+        ])
+    );
+
+    // With the regional rule, no emergency request at all is throttled.
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--rate",
+        "2000",
+        "--duration-secs",
+        "2",
+        "--never-throttle-exempt",
+        "--t1-ms",
+        "500",
+        "--n1",
+        "1",
+        "--json",
+    ]);
+    let s = summary(&out);
+    assert!(n(&s, "/succeeded") > 0);
+    assert!(n(&s, "/throttled") > 0);
+    assert!(n(&s, "/by_class/emergency/offered") > 0);
+    assert_eq!(n(&s, "/by_class/emergency/throttled"), 0);
+}
+
+/// A failure is one line on stderr and exit status 1.
+fn fails_with(args: &[&str], expected: &str) {
+    let out = pfcp(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
+#[test]
+fn errors_are_one_line() {
+    // Nobody there: the association times out.
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    fails_with(
+        &["cp", "--up", &addr, "--t1-ms", "100", "--n1", "0"],
+        &format!("pfcp cp: association with {addr} failed"),
+    );
+    fails_with(
+        &["cp", "--up", &addr, "--mix", "gold=1"],
+        "pfcp cp: --mix: unknown class",
+    );
+    fails_with(
+        &["up", "--listen", &addr, "--duration-secs", "1"],
+        &format!("pfcp up: cannot listen on {addr}"),
+    );
+    fails_with(
+        &["up", "--listen", "127.0.0.1:0", "--capacity", "0"],
+        "pfcp up: --capacity",
+    );
+}

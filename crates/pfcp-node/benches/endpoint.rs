@@ -1,0 +1,552 @@
+//! Request/response rate through the tokio [`Endpoint`] on loopback, against a bare tokio UDP
+//! echo pair measured in the same run (perf-anchors S4, closed loop).
+//!
+//! Scenarios, each at K outstanding requests (default K = 1 and 32):
+//!
+//! * `heartbeat`: a CP `Endpoint` sends Heartbeat Requests (`Endpoint::heartbeat`) to a UP
+//!   `Endpoint`, which answers them itself (16-octet request, 16-octet response);
+//! * `establishment`: after an association, the CP sends Session Establishment Requests
+//!   (`Endpoint::request`, the minimal request of `tests/loopback.rs`) and the UP's application
+//!   task answers each one (decode, read the CP F-SEID, build an accepted response with Node
+//!   ID, Cause and UP F-SEID), like `tests/loopback.rs`; the CP decodes every response and
+//!   counts anything but Request accepted as an error;
+//! * `echo` (the peer): a client socket keeps K datagrams of the request's size in flight and
+//!   sends a new one per datagram received; a server socket echoes every datagram
+//!   (`recv_from`/`send_to`, one task each). No PFCP work: the loopback floor.
+//!
+//! The endpoint side runs K client tasks, each looping request → await response (how an
+//! application uses the handle). Both sides of each pair live in this process on the same
+//! runtime; a fresh runtime, fresh sockets and fresh endpoints per measurement. Endpoints run
+//! with heartbeats off and the ingress guard opened (its default, 20 000 datagrams/s per
+//! source, would cap this single-peer test; `PFCP_BENCH_DEFAULT_GUARD=1` keeps it), no UP
+//! admission and no CP overload control.
+//!
+//! Each repetition measures every (scenario, K) pair, echo and endpoint back to back (order
+//! alternating between repetitions), with a warm-up before each window. Reported per
+//! measurement: round trips/s, process CPU time per round trip (from `/proc/self/stat`,
+//! 10 ms ticks) and its user-mode share; then per (scenario, K) the medians and the median of
+//! the per-repetition ratios endpoint/echo, with min–max. Two ratios: of the rates (what the
+//! goal names; on a box shared with other work it swings with their load), and of the CPU
+//! time per round trip, echo/endpoint (the rate ratio a CPU-bound run converges to; it hardly
+//! moves with the load of other processes).
+//!
+//! Run: `cargo bench -p pfcp-node --bench endpoint`
+//!
+//! Environment: `PFCP_BENCH_SECS` (window, default 2), `PFCP_BENCH_WARMUP` (default 0.3),
+//! `PFCP_BENCH_REPS` (default 5), `PFCP_BENCH_K` (default `1,32`), `PFCP_BENCH_FLAVOUR`
+//! (`current` (default): a current-thread runtime; `multi`: multi-thread with 2 workers;
+//! `both`), `PFCP_BENCH_DEFAULT_GUARD=1`; for profiling one side, `PFCP_BENCH_MSG`
+//! (`heartbeat` or `establishment`) and `PFCP_BENCH_ONLY` (`echo` or `endpoint`).
+
+use std::fmt;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use pfcp_node::{Endpoint, EndpointConfig, GuardConfig, Incoming, LocalNode, TransactionConfig};
+use pfcp_overload::NodeKey;
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::owned::parse_hex;
+use pfcp_wire::{Cause, Header, Message, MessageType};
+use tokio::net::UdpSocket;
+use tokio::runtime::Runtime;
+
+/// Heartbeat Request: header without SEID (8) + Recovery Time Stamp IE (8).
+const HEARTBEAT_LEN: usize = 16;
+
+/// The IEs of the minimal Session Establishment Request of `tests/loopback.rs` (CP SEID 1).
+const ESTABLISHMENT_IES: &str = "003c000500c000020a\
+    0039000d020000000000000001c000020a\
+    0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
+    0003000d006c000400000001002c000102";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    /// `new_current_thread`: every task on one thread.
+    Current,
+    /// `new_multi_thread` with 2 workers.
+    Multi,
+}
+
+impl fmt::Display for Flavour {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Flavour::Current => "current",
+            Flavour::Multi => "multi2",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    Heartbeat,
+    Establishment,
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Scenario::Heartbeat => "heartbeat",
+            Scenario::Establishment => "establishment",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    Echo,
+    Endpoint,
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Variant::Echo => "echo",
+            Variant::Endpoint => "endpoint",
+        })
+    }
+}
+
+struct Settings {
+    window: Duration,
+    warmup: Duration,
+    reps: usize,
+    ks: Vec<usize>,
+    flavours: Vec<Flavour>,
+    default_guard: bool,
+    /// Only these scenarios (`PFCP_BENCH_MSG`), for profiling.
+    scenarios: Vec<Scenario>,
+    /// Only these variants (`PFCP_BENCH_ONLY`), for profiling.
+    variants: Vec<Variant>,
+}
+
+impl Settings {
+    fn from_env() -> Settings {
+        let secs = |name: &str, default: f64| {
+            let s = std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .unwrap_or(default);
+            Duration::from_secs_f64(s)
+        };
+        let reps = std::env::var("PFCP_BENCH_REPS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or(5);
+        let ks: Vec<usize> = std::env::var("PFCP_BENCH_K")
+            .unwrap_or_else(|_| "1,32".to_owned())
+            .split(',')
+            .filter_map(|k| k.trim().parse().ok())
+            .filter(|&k| k > 0)
+            .collect();
+        let flavours = match std::env::var("PFCP_BENCH_FLAVOUR").as_deref() {
+            Ok("multi") => vec![Flavour::Multi],
+            Ok("both") => vec![Flavour::Current, Flavour::Multi],
+            _ => vec![Flavour::Current],
+        };
+        Settings {
+            window: secs("PFCP_BENCH_SECS", 2.0),
+            warmup: secs("PFCP_BENCH_WARMUP", 0.3),
+            reps,
+            ks: if ks.is_empty() { vec![1, 32] } else { ks },
+            flavours,
+            default_guard: std::env::var("PFCP_BENCH_DEFAULT_GUARD").is_ok_and(|v| v == "1"),
+            scenarios: match std::env::var("PFCP_BENCH_MSG").as_deref() {
+                Ok("heartbeat") => vec![Scenario::Heartbeat],
+                Ok("establishment") => vec![Scenario::Establishment],
+                _ => vec![Scenario::Heartbeat, Scenario::Establishment],
+            },
+            variants: match std::env::var("PFCP_BENCH_ONLY").as_deref() {
+                Ok("echo") => vec![Variant::Echo],
+                Ok("endpoint") => vec![Variant::Endpoint],
+                _ => vec![Variant::Echo, Variant::Endpoint],
+            },
+        }
+    }
+}
+
+/// One measurement window.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    /// Round trips completed per second.
+    rate: f64,
+    /// Process CPU time (user + system) per round trip, µs.
+    cpu_us: f64,
+    /// User-mode share of that CPU time.
+    user_share: f64,
+    /// Failed requests (timeouts, rejections, anything but a normal answer).
+    errors: u64,
+}
+
+fn local() -> SocketAddr {
+    (Ipv4Addr::LOCALHOST, 0).into()
+}
+
+fn runtime(flavour: Flavour) -> io::Result<Runtime> {
+    match flavour {
+        Flavour::Current => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        Flavour::Multi => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build(),
+    }
+}
+
+/// Process CPU ticks (user, system) from `/proc/self/stat` (fields 14 and 15).
+fn cpu_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_comm = stat.rsplit_once(')').map(|(_, s)| s).unwrap_or_default();
+    let fields: Vec<&str> = after_comm.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
+    // After the command name: state is field 3, so utime (14) and stime (15) are 11 and 12.
+    (field(11), field(12))
+}
+
+/// Clock ticks per second of `/proc/self/stat` (`getconf CLK_TCK` is 100 on Linux).
+const CLK_TCK: f64 = 100.0;
+
+/// Wait out the warm-up, then count completions over the window.
+async fn window(done: &AtomicU64, errors: &AtomicU64, settings: &Settings) -> Sample {
+    tokio::time::sleep(settings.warmup).await;
+    let (c0, e0) = (done.load(Ordering::Relaxed), errors.load(Ordering::Relaxed));
+    let (u0, s0) = cpu_ticks();
+    let t0 = tokio::time::Instant::now();
+    tokio::time::sleep(settings.window).await;
+    let elapsed = t0.elapsed().as_secs_f64();
+    let (u1, s1) = cpu_ticks();
+    let n = done.load(Ordering::Relaxed) - c0;
+    let errors = errors.load(Ordering::Relaxed) - e0;
+    let (user, sys) = ((u1 - u0) as f64, (s1 - s0) as f64);
+    let cpu = (user + sys) / CLK_TCK;
+    Sample {
+        rate: n as f64 / elapsed,
+        cpu_us: if n > 0 {
+            cpu * 1e6 / n as f64
+        } else {
+            f64::NAN
+        },
+        user_share: if user + sys > 0.0 {
+            user / (user + sys)
+        } else {
+            f64::NAN
+        },
+        errors,
+    }
+}
+
+/// The echo pair: K datagrams of `size` octets in flight.
+async fn echo(size: usize, k: usize, settings: &Settings) -> io::Result<Sample> {
+    let server = UdpSocket::bind(local()).await?;
+    let client = UdpSocket::bind(local()).await?;
+    let to = server.local_addr()?;
+    let done = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(AtomicU64::new(0));
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65_535];
+        loop {
+            let Ok((n, from)) = server.recv_from(&mut buf).await else {
+                continue;
+            };
+            let _ = server.send_to(buf.get(..n).unwrap_or_default(), from).await;
+        }
+    });
+    let payload = vec![0x21u8; size];
+    for _ in 0..k {
+        client.send_to(&payload, to).await?;
+    }
+    let (d, e) = (done.clone(), errors.clone());
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 65_535];
+        loop {
+            if client.recv_from(&mut buf).await.is_err() {
+                e.fetch_add(1, Ordering::Relaxed);
+            }
+            d.fetch_add(1, Ordering::Relaxed);
+            if client.send_to(&payload, to).await.is_err() {
+                e.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    });
+    Ok(window(&done, &errors, settings).await)
+}
+
+fn endpoint_config(local: LocalNode, settings: &Settings) -> EndpointConfig {
+    let mut c = EndpointConfig::new(local)
+        .with_transactions(TransactionConfig::default())
+        .with_heartbeat_interval(None);
+    if !settings.default_guard {
+        c = c.with_guard(GuardConfig::default().with_rate(1e12).with_burst(1e12));
+    }
+    c
+}
+
+fn up_node() -> LocalNode {
+    LocalNode::up(
+        NodeKey::fqdn("upf1.example.net"),
+        RecoveryTimeStamp(0xE8F4_A2B0),
+    )
+}
+
+fn cp_node() -> LocalNode {
+    LocalNode::cp(
+        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
+        RecoveryTimeStamp(0xE8F4_0000),
+    )
+}
+
+fn establishment_ies() -> Bytes {
+    Bytes::from(parse_hex(ESTABLISHMENT_IES).unwrap_or_default())
+}
+
+/// The encoded size of the Session Establishment Request the CP sends (SEID header, 16).
+fn establishment_len() -> usize {
+    16 + establishment_ies().len()
+}
+
+/// The UP application's answer: Request accepted, UP F-SEID 0x55 (as in tests/loopback.rs).
+fn answer(req: &Incoming) -> Option<Bytes> {
+    let msg = req.message().ok()?;
+    let cp_seid = msg.f_seid().ok()??.seid;
+    let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+        .with_seid(cp_seid)
+        .with_sequence(msg.header().sequence);
+    let up_fseid = FSeid {
+        seid: 0x55,
+        ipv4: Some(Ipv4Addr::LOCALHOST),
+        ipv6: None,
+    };
+    let b = MessageBuilder::new(header)
+        .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
+        .ie(Cause::REQUEST_ACCEPTED)
+        .ie(up_fseid);
+    let mut out = BytesMut::zeroed(b.encoded_len());
+    b.encode_into(&mut out).ok()?;
+    Some(out.freeze())
+}
+
+/// A CP endpoint and a UP endpoint, K client tasks on the CP handle.
+async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Result<Sample> {
+    let (up, mut up_ch) = Endpoint::bind(endpoint_config(up_node(), settings), local()).await?;
+    let (cp, cp_ch) = Endpoint::bind(endpoint_config(cp_node(), settings), local()).await?;
+    let to = up.local_addr();
+    let done = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(AtomicU64::new(0));
+    if scenario == Scenario::Establishment {
+        cp.associate(to).await.map_err(io::Error::other)?;
+        let e = errors.clone();
+        tokio::spawn(async move {
+            while let Some(req) = up_ch.incoming.recv().await {
+                match answer(&req) {
+                    Some(r) => {
+                        let _ = req.respond(r).await;
+                    }
+                    None => {
+                        e.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+    } else {
+        // Keep the UP's receivers open for the whole window.
+        tokio::spawn(async move {
+            let _held = up_ch;
+            std::future::pending::<()>().await;
+        });
+    }
+    let ies = establishment_ies();
+    for _ in 0..k {
+        let (cp, d, e, ies) = (cp.clone(), done.clone(), errors.clone(), ies.clone());
+        tokio::spawn(async move {
+            loop {
+                let ok = match scenario {
+                    Scenario::Heartbeat => cp.heartbeat(to).await.is_ok(),
+                    Scenario::Establishment => {
+                        let header =
+                            Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
+                        match cp.request(to, header, ies.clone()).await {
+                            Ok(resp) => {
+                                Message::decode(&resp)
+                                    .ok()
+                                    .and_then(|m| m.cause().ok().flatten())
+                                    == Some(Cause::REQUEST_ACCEPTED)
+                            }
+                            Err(_) => false,
+                        }
+                    }
+                };
+                if ok {
+                    d.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    // A failed slot stops: the others keep the loop going, the count shows it.
+                    e.fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+            }
+        });
+    }
+    let sample = window(&done, &errors, settings).await;
+    drop(cp_ch);
+    Ok(sample)
+}
+
+fn measure(
+    flavour: Flavour,
+    scenario: Scenario,
+    variant: Variant,
+    k: usize,
+    settings: &Settings,
+) -> io::Result<Sample> {
+    let rt = runtime(flavour)?;
+    let size = match scenario {
+        Scenario::Heartbeat => HEARTBEAT_LEN,
+        Scenario::Establishment => establishment_len(),
+    };
+    let sample = rt.block_on(async {
+        match variant {
+            Variant::Echo => echo(size, k, settings).await,
+            Variant::Endpoint => endpoints(scenario, k, settings).await,
+        }
+    });
+    rt.shutdown_timeout(Duration::from_secs(1));
+    sample
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.retain(|x| !x.is_nan());
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let hi = v.get(n / 2).copied().unwrap_or(f64::NAN);
+    if n % 2 == 1 {
+        hi
+    } else {
+        (v.get(n / 2 - 1).copied().unwrap_or(hi) + hi) / 2.0
+    }
+}
+
+fn min_max(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .filter(|x| !x.is_nan())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .next()
+        .unwrap_or("?")
+        .to_owned()
+}
+
+fn main() -> io::Result<()> {
+    let settings = Settings::from_env();
+    println!(
+        "# pfcp-node endpoint vs tokio UDP echo: window {:.1} s, warm-up {:.1} s, {} repetitions, \
+         K = {:?}, guard {}, nproc {}, loadavg before {}",
+        settings.window.as_secs_f64(),
+        settings.warmup.as_secs_f64(),
+        settings.reps,
+        settings.ks,
+        if settings.default_guard {
+            "default"
+        } else {
+            "open"
+        },
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        loadavg(),
+    );
+    println!(
+        "# request sizes: heartbeat {HEARTBEAT_LEN} octets, establishment {} octets",
+        establishment_len()
+    );
+    for &flavour in &settings.flavours {
+        // (scenario, k) -> (echo samples, endpoint samples)
+        let points: Vec<(Scenario, usize)> = settings
+            .scenarios
+            .iter()
+            .flat_map(|&s| settings.ks.iter().map(move |&k| (s, k)))
+            .collect();
+        let mut results: Vec<(Vec<Sample>, Vec<Sample>)> =
+            points.iter().map(|_| (Vec::new(), Vec::new())).collect();
+        for rep in 0..settings.reps {
+            for (&(scenario, k), (echoes, eps)) in points.iter().zip(results.iter_mut()) {
+                let order = if rep % 2 == 0 {
+                    [Variant::Echo, Variant::Endpoint]
+                } else {
+                    [Variant::Endpoint, Variant::Echo]
+                };
+                for variant in order.into_iter().filter(|v| settings.variants.contains(v)) {
+                    let s = measure(flavour, scenario, variant, k, &settings)?;
+                    println!(
+                        "{{\"scenario\":\"S4\",\"runtime\":\"{flavour}\",\"msg\":\"{scenario}\",\
+                         \"k\":{k},\"variant\":\"{variant}\",\"rep\":{rep},\"rt_per_s\":{:.0},\
+                         \"cpu_us_per_rt\":{:.2},\"user_share\":{:.2},\"errors\":{},\
+                         \"loadavg\":{}}}",
+                        s.rate,
+                        s.cpu_us,
+                        s.user_share,
+                        s.errors,
+                        loadavg()
+                    );
+                    match variant {
+                        Variant::Echo => echoes.push(s),
+                        Variant::Endpoint => eps.push(s),
+                    }
+                }
+            }
+        }
+        println!();
+        println!(
+            "## runtime {flavour}: medians of {} repetitions",
+            settings.reps
+        );
+        println!();
+        println!(
+            "| scenario | K | echo rt/s | endpoint rt/s | ratio endpoint/echo (min–max) \
+             | CPU µs/rt echo | CPU µs/rt endpoint | CPU ratio echo/endpoint (min–max) \
+             | user share echo / endpoint | errors |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (&(scenario, k), (echoes, eps)) in points.iter().zip(results.iter()) {
+            // Per repetition: the pair measured back to back.
+            let pairs = || echoes.iter().zip(eps.iter());
+            let ratios: Vec<f64> = pairs().map(|(e, p)| p.rate / e.rate).collect();
+            let cpu_ratios: Vec<f64> = pairs().map(|(e, p)| e.cpu_us / p.cpu_us).collect();
+            let (lo, hi) = min_max(&ratios);
+            let (cpu_lo, cpu_hi) = min_max(&cpu_ratios);
+            let med = |v: &[Sample], f: fn(&Sample) -> f64| median(v.iter().map(f).collect());
+            println!(
+                "| {scenario} | {k} | {:.0} | {:.0} | {:.2} ({:.2}–{:.2}) | {:.1} | {:.1} \
+                 | {:.2} ({:.2}–{:.2}) | {:.2} / {:.2} | {} |",
+                med(echoes, |s| s.rate),
+                med(eps, |s| s.rate),
+                median(ratios),
+                lo,
+                hi,
+                med(echoes, |s| s.cpu_us),
+                med(eps, |s| s.cpu_us),
+                median(cpu_ratios),
+                cpu_lo,
+                cpu_hi,
+                med(echoes, |s| s.user_share),
+                med(eps, |s| s.user_share),
+                eps.iter().map(|s| s.errors).sum::<u64>(),
+            );
+        }
+        println!();
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The smallest complete UP function (UPF) with overload control, on 127.0.0.1:8805.
+//!
+//! ```sh
+//! cargo run -p pfcp-node --example minimal_up    # this terminal
+//! cargo run -p pfcp-node --example minimal_cp    # another one
+//! ```
+//!
+//! The endpoint does the protocol work: it answers Heartbeat and Association requests, queues
+//! session requests by message priority and serves them at the configured rate (self-
+//! protection), rejects what does not fit with cause 74 "PFCP entity in congestion", and
+//! appends its Overload Control Information (OCI) to the responses while it is overloaded.
+//! This program only answers the Session Establishment Requests it is handed.
+
+use std::net::Ipv4Addr;
+
+use pfcp_node::{AdmissionConfig, Endpoint, EndpointConfig, LocalNode};
+use pfcp_overload::{NodeKey, ReporterConfig};
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
+use pfcp_wire::{Cause, Header, MessageType};
+
+const NODE_ID: &str = "upf1.example.net";
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let me = NodeKey::fqdn(NODE_ID);
+    // Self-protection: 100 requests served per second, at most 64 waiting. The OCIs are
+    // node-scoped (AOCI=1, "the whole UP function"), so CP functions throttle new sessions too.
+    let admission = AdmissionConfig::new(me.clone())
+        .with_service_rate(Some(100.0))
+        .with_queue_capacity(64)
+        .with_reporter(ReporterConfig::default().with_node_scoped(true));
+    // The Recovery Time Stamp tells peers when this node (re)started: fixed here for brevity.
+    let local = LocalNode::up(me, RecoveryTimeStamp(0xE8F4_A2B0));
+    let config = EndpointConfig::new(local).with_admission(admission);
+    let (_endpoint, mut channels) = Endpoint::bind(config, "127.0.0.1:8805".parse()?).await?;
+    println!("UP function {NODE_ID} listening on 127.0.0.1:8805 (100 requests/s)");
+
+    let mut next_up_seid = 1;
+    // The requests admission let through, highest priority first, at the service rate.
+    while let Some(request) = channels.incoming.recv().await {
+        let Ok(msg) = request.message() else { continue };
+        if msg.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
+            continue; // A real UPF also handles Modification, Deletion, ... here.
+        }
+        // Header: the CP's SEID (from its CP F-SEID), the request's sequence number and
+        // priority. Body: our Node ID, "Request accepted" and our F-SEID for the session.
+        let cp_seid = msg.f_seid().ok().flatten().map_or(0, |f| f.seid);
+        let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+            .with_seid(cp_seid)
+            .with_sequence(msg.header().sequence);
+        if let Some(priority) = msg.header().priority {
+            header = header.with_priority(priority);
+        }
+        let response = MessageBuilder::new(header)
+            .ie(NodeId::Fqdn(Fqdn::from_dotted(NODE_ID)?))
+            .ie(Cause::REQUEST_ACCEPTED)
+            .ie(FSeid {
+                seid: next_up_seid,
+                ipv4: Some(Ipv4Addr::LOCALHOST),
+                ipv6: None,
+            });
+        next_up_seid += 1;
+        let mut bytes = vec![0; response.encoded_len()];
+        response.encode_into(&mut bytes)?;
+        // The endpoint adds the OCI/LCI if due, and keeps the response for retransmissions.
+        request.respond(bytes.into()).await?;
+    }
+    Ok(())
+}
