@@ -512,6 +512,8 @@ struct Driver {
 
 /// Largest UDP payload read (IPv4 maximum).
 const MAX_DATAGRAM: usize = 65_535;
+/// Datagrams taken from the socket per wake-up beyond the first.
+const RECV_BATCH: usize = 31;
 
 impl Driver {
     async fn run(mut self) {
@@ -538,6 +540,19 @@ impl Driver {
                     Ok((n, from)) => {
                         let payload = Bytes::copy_from_slice(buf.get(..n).unwrap_or_default());
                         self.on_datagram(from, payload);
+                        // Take what else is already queued in the socket before the events
+                        // are drained and the answers flushed: one wake-up, one batch.
+                        for _ in 0..RECV_BATCH {
+                            match self.socket.try_recv_from(&mut buf) {
+                                Ok((n, from)) => {
+                                    let payload =
+                                        Bytes::copy_from_slice(buf.get(..n).unwrap_or_default());
+                                    self.on_datagram(from, payload);
+                                    self.drain_events();
+                                }
+                                Err(_) => break,
+                            }
+                        }
                     }
                     Err(e) => warn!(error = %e, "recv_from failed"),
                 },
@@ -559,7 +574,13 @@ impl Driver {
 
     fn on_datagram(&mut self, from: SocketAddr, payload: Bytes) {
         let t = now();
-        if !self.guard.admit(from, t) {
+        // Responses are not rate-guarded: they only count if they match a request this node
+        // sent (the transaction layer discards the rest cheaply), and dropping one would only
+        // stall that request for T1. Requests and anything unreadable pass the guard.
+        let is_response = payload
+            .get(1)
+            .is_some_and(|&ty| !MessageType(ty).is_request() && MessageType(ty).is_known());
+        if !is_response && !self.guard.admit(from, t) {
             return;
         }
         metrics::counter!("pfcp_datagrams_received_total").increment(1);

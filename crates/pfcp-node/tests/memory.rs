@@ -19,13 +19,8 @@
 //! `--nocapture` to see the figures:
 //! `cargo test -p pfcp-node --test memory -- --nocapture --test-threads 1`.
 
-use std::future::Future;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use allocation_counter::measure;
 use bytes::Bytes;
@@ -269,75 +264,92 @@ fn ingress_guard_per_source() {
     assert!(per_source < 256.0, "{per_source}");
 }
 
-/// A request in flight through the endpoint handle.
-type InFlight<'a> = Pin<Box<dyn Future<Output = Result<(), pfcp_node::Error>> + 'a>>;
+/// Through the tokio endpoint handle.
+#[cfg(feature = "tokio")]
+mod endpoint {
+    use std::future::Future;
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::pin::Pin;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::Poll;
+    use std::time::Duration;
 
-/// N Heartbeat Requests in flight through `Endpoint::heartbeat` to a peer that never
-/// answers: everything the endpoint and the caller hold per request (the caller's boxed
-/// future, the command, the oneshot reply channel, the driver's pending entry, the
-/// transaction and the kept request).
-#[test]
-fn endpoint_per_outstanding_request() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let local: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
-    let (cp, _ch, silent) = rt.block_on(async {
-        let config = pfcp_node::EndpointConfig::new(cp_node())
-            .with_heartbeat_interval(None)
-            .with_transactions(
-                TransactionConfig::default()
-                    .with_t1(Duration::from_secs(60))
-                    .with_max_outstanding_per_peer(N),
-            );
-        let (cp, ch) = pfcp_node::Endpoint::bind(config, local).await.unwrap();
-        let silent = tokio::net::UdpSocket::bind(local).await.unwrap();
-        (cp, ch, silent)
-    });
-    let to = silent.local_addr().unwrap();
-    // The silent peer drains its socket (so no datagram is lost) and counts.
-    let received = Arc::new(AtomicUsize::new(0));
-    let counter = received.clone();
-    let mut buf = vec![0u8; 2048];
-    rt.spawn(async move {
-        while silent.recv_from(&mut buf).await.is_ok() {
-            counter.fetch_add(1, Ordering::Relaxed);
-        }
-    });
-    let mut futures: Vec<InFlight<'_>> = Vec::with_capacity(N);
-    let future_size = {
-        let f = cp.heartbeat(to);
-        std::mem::size_of_val(&f)
-    };
-    let info = measure(|| {
-        rt.block_on(async {
-            for _ in 0..N {
-                futures.push(Box::pin(cp.heartbeat(to)));
-            }
-            for _ in 0..2000 {
-                std::future::poll_fn(|cx| {
-                    for f in &mut futures {
-                        assert!(f.as_mut().poll(cx).is_pending());
-                    }
-                    Poll::Ready(())
-                })
-                .await;
-                if received.load(Ordering::Relaxed) >= N {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(1)).await;
+    use allocation_counter::measure;
+    use pfcp_node::TransactionConfig;
+
+    use super::{cp_node, per_item, N};
+
+    /// A request in flight through the endpoint handle.
+    type InFlight<'a> = Pin<Box<dyn Future<Output = Result<(), pfcp_node::Error>> + 'a>>;
+
+    /// N Heartbeat Requests in flight through `Endpoint::heartbeat` to a peer that never
+    /// answers: everything the endpoint and the caller hold per request (the caller's boxed
+    /// future, the command, the oneshot reply channel, the driver's pending entry, the
+    /// transaction and the kept request).
+    #[test]
+    fn endpoint_per_outstanding_request() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let local: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
+        let (cp, _ch, silent) = rt.block_on(async {
+            let config = pfcp_node::EndpointConfig::new(cp_node())
+                .with_heartbeat_interval(None)
+                .with_transactions(
+                    TransactionConfig::default()
+                        .with_t1(Duration::from_secs(60))
+                        .with_max_outstanding_per_peer(N),
+                );
+            let (cp, ch) = pfcp_node::Endpoint::bind(config, local).await.unwrap();
+            let silent = tokio::net::UdpSocket::bind(local).await.unwrap();
+            (cp, ch, silent)
+        });
+        let to = silent.local_addr().unwrap();
+        // The silent peer drains its socket (so no datagram is lost) and counts.
+        let received = Arc::new(AtomicUsize::new(0));
+        let counter = received.clone();
+        let mut buf = vec![0u8; 2048];
+        rt.spawn(async move {
+            while silent.recv_from(&mut buf).await.is_ok() {
+                counter.fetch_add(1, Ordering::Relaxed);
             }
         });
-    });
-    assert_eq!(received.load(Ordering::Relaxed), N);
-    let per_request = per_item(info.bytes_current);
-    println!(
-        "Endpoint::heartbeat, per outstanding request ({N} in flight): {per_request:.0} B in \
-         total, of which {future_size} B is the caller's boxed future (plus 8 B in the test's \
-         Vec of futures); the rest is the endpoint's (command, oneshot, pending entry, \
-         transaction, kept request)"
-    );
-    assert!(per_request < 2048.0, "{per_request}");
-    drop(futures);
+        let mut futures: Vec<InFlight<'_>> = Vec::with_capacity(N);
+        let future_size = {
+            let f = cp.heartbeat(to);
+            std::mem::size_of_val(&f)
+        };
+        let info = measure(|| {
+            rt.block_on(async {
+                for _ in 0..N {
+                    futures.push(Box::pin(cp.heartbeat(to)));
+                }
+                for _ in 0..2000 {
+                    std::future::poll_fn(|cx| {
+                        for f in &mut futures {
+                            assert!(f.as_mut().poll(cx).is_pending());
+                        }
+                        Poll::Ready(())
+                    })
+                    .await;
+                    if received.load(Ordering::Relaxed) >= N {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            });
+        });
+        assert_eq!(received.load(Ordering::Relaxed), N);
+        let per_request = per_item(info.bytes_current);
+        println!(
+            "Endpoint::heartbeat, per outstanding request ({N} in flight): {per_request:.0} B in \
+             total, of which {future_size} B is the caller's boxed future (plus 8 B in the test's \
+             Vec of futures); the rest is the endpoint's (command, oneshot, pending entry, \
+             transaction, kept request)"
+        );
+        assert!(per_request < 2048.0, "{per_request}");
+        drop(futures);
+    }
 }
