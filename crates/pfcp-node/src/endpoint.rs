@@ -68,6 +68,10 @@ pub struct EndpointConfig {
     /// Alternate UP functions for redirecting throttled Session Establishment Requests (CP).
     /// Default `None`.
     pub routes: Option<pfcp_throttle::routing::RouteList<Destination>>,
+    /// Egress throttle of each connection towards a CP function for this UP's own requests
+    /// (Session Report Requests), so that a burst of usage reports cannot overload the CP.
+    /// Default `None`.
+    pub report_egress: Option<pfcp_throttle::EgressConfig>,
 }
 
 impl EndpointConfig {
@@ -83,7 +87,15 @@ impl EndpointConfig {
             admission: None,
             cp: None,
             routes: None,
+            report_egress: None,
         }
+    }
+
+    /// With an egress throttle per CP connection for this UP's Session Report Requests.
+    #[must_use]
+    pub fn with_report_egress(mut self, e: pfcp_throttle::EgressConfig) -> Self {
+        self.report_egress = Some(e);
+        self
     }
 
     /// With a route list of alternate UP functions (CP side, used with
@@ -375,6 +387,10 @@ impl Endpoint {
             None => None,
         };
         let driver = Driver {
+            report_egress: config.report_egress,
+            report_throttles: HashMap::new(),
+            pending_report: HashMap::new(),
+            max_peers: config.max_peers,
             admission,
             cp,
             pending_dest: HashMap::new(),
@@ -485,6 +501,13 @@ impl Endpoint {
 }
 
 struct Driver {
+    /// Configuration of the per-CP egress throttles for Session Report Requests.
+    report_egress: Option<pfcp_throttle::EgressConfig>,
+    /// Those throttles, per CP address (bounded by the peer table size).
+    report_throttles: HashMap<SocketAddr, pfcp_throttle::EgressThrottle>,
+    /// The egress throttle that admitted each outstanding Session Report Request.
+    pending_report: HashMap<TxId, SocketAddr>,
+    max_peers: usize,
     admission: Option<UpAdmission>,
     cp: Option<CpOverloadControl>,
     /// Destination of each outstanding CP request (to feed its OCI/LCI and free its slot).
@@ -519,6 +542,11 @@ impl Driver {
     async fn run(mut self) {
         let mut buf = vec![0u8; MAX_DATAGRAM];
         let mut commands_open = true;
+        // One timer for the task's life, moved only when the next deadline changes (a new
+        // `sleep_until` per loop turn re-registers with the timer wheel every time).
+        let idle = tokio::time::Instant::now() + Duration::from_secs(86_400);
+        let timer = tokio::time::sleep_until(idle);
+        tokio::pin!(timer);
         loop {
             let deadline = [
                 self.xact.poll_timeout(),
@@ -529,12 +557,12 @@ impl Driver {
             .into_iter()
             .flatten()
             .min();
-            let sleep = async {
-                match deadline {
-                    Some(t) => tokio::time::sleep_until(tokio::time::Instant::from_std(t)).await,
-                    None => std::future::pending::<()>().await,
+            let target = deadline.map(tokio::time::Instant::from_std);
+            if let Some(t) = target {
+                if timer.deadline() != t {
+                    timer.as_mut().reset(t);
                 }
-            };
+            }
             tokio::select! {
                 r = self.socket.recv_from(&mut buf) => match r {
                     Ok((n, from)) => {
@@ -561,7 +589,7 @@ impl Driver {
                     None => commands_open = false,
                 },
                 Some(o) = self.responses.recv() => self.on_outgoing(o),
-                _ = sleep => self.on_timeout(),
+                _ = &mut timer, if target.is_some() => self.on_timeout(),
             }
             self.drain_events();
             self.flush().await;
@@ -651,6 +679,14 @@ impl Driver {
                         }
                     }
                 }
+                let report = header.message_type == MessageType::SESSION_REPORT_REQUEST
+                    && self.report_egress.is_some();
+                if report && !self.admit_report(peer, &header, t) {
+                    let _ = reply.send(Err(Error::Throttled {
+                        cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+                    }));
+                    return;
+                }
                 let seq = self.xact.next_sequence(peer);
                 let sent = encode_with(&header.with_sequence(seq), &ies)
                     .map_err(Error::from)
@@ -661,10 +697,16 @@ impl Driver {
                         if let Some(d) = dest {
                             self.pending_dest.insert(id, d);
                         }
+                        if report {
+                            self.pending_report.insert(id, peer);
+                        }
                     }
                     Err(e) => {
                         if let (Some(cp), Some(d)) = (self.cp.as_mut(), dest) {
                             cp.transaction_ended(&d);
+                        }
+                        if report {
+                            self.report_ended(&peer);
                         }
                         let _ = reply.send(Err(e));
                     }
@@ -685,6 +727,51 @@ impl Driver {
                 }
             }
             Command::Heartbeat { peer, reply } => self.send_heartbeat(peer, Some(reply), t),
+        }
+    }
+
+    /// Pass a Session Report Request through the egress throttle of the connection to `peer`
+    /// (created on first use). Its answers to that CP count in the same measured rate.
+    fn admit_report(&mut self, peer: SocketAddr, header: &Header, t: Instant) -> bool {
+        let Some(cfg) = self.report_egress else {
+            return true;
+        };
+        if !self.report_throttles.contains_key(&peer) {
+            if self.report_throttles.len() >= self.max_peers {
+                return true;
+            }
+            match pfcp_throttle::EgressThrottle::new(cfg, t) {
+                Ok(th) => {
+                    self.report_throttles.insert(peer, th);
+                }
+                Err(e) => {
+                    warn!(error = %e, "invalid report egress configuration");
+                    return true;
+                }
+            }
+        }
+        // A report without MP gets the classifier's default for requests (8).
+        let priority = header
+            .priority
+            .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));
+        match self.report_throttles.get_mut(&peer) {
+            Some(th) => {
+                let d = th.decide(pfcp_throttle::MessageKind::Request, priority, t);
+                let ok = matches!(d, pfcp_throttle::EgressDecision::Send);
+                if !ok {
+                    metrics::counter!("pfcp_requests_throttled_total", "reason" => "report_egress")
+                        .increment(1);
+                    debug!(%peer, ?d, "session report throttled");
+                }
+                ok
+            }
+            None => true,
+        }
+    }
+
+    fn report_ended(&mut self, peer: &SocketAddr) {
+        if let Some(th) = self.report_throttles.get_mut(peer) {
+            th.on_transaction_end();
         }
     }
 
@@ -717,6 +804,9 @@ impl Driver {
             bytes,
         } = o;
         let bytes = self.piggyback(peer, bytes);
+        if let Some(th) = self.report_throttles.get_mut(&peer) {
+            th.on_send(pfcp_throttle::MessageKind::Answer, now());
+        }
         if let Err(e) = self.xact.send_response(peer, sequence, bytes, now()) {
             warn!(%peer, error = %e, "response not sent");
         }
@@ -962,6 +1052,9 @@ impl Driver {
 
     fn on_response(&mut self, id: TxId, peer: SocketAddr, bytes: Bytes) {
         let t = now();
+        if let Some(p) = self.pending_report.remove(&id) {
+            self.report_ended(&p);
+        }
         if let (Some(cp), Some(dest)) = (self.cp.as_mut(), self.pending_dest.remove(&id)) {
             if let Ok(msg) = Message::decode(&bytes) {
                 // The UP F-SEID of an accepted establishment names the entity for later OCIs.
@@ -996,6 +1089,9 @@ impl Driver {
     }
 
     fn on_request_timeout(&mut self, id: TxId, peer: SocketAddr, transmissions: u32) {
+        if let Some(p) = self.pending_report.remove(&id) {
+            self.report_ended(&p);
+        }
         if let (Some(cp), Some(dest)) = (self.cp.as_mut(), self.pending_dest.remove(&id)) {
             cp.transaction_ended(&dest);
         }

@@ -208,3 +208,69 @@ async fn throttled_establishments_are_redirected_to_a_second_up() {
     assert_eq!(t.throttled, 0, "{t:?}");
     assert!(t.accepted >= 500, "{t:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn up_session_reports_pass_the_egress_throttle_towards_the_cp() {
+    // The CP answers every Session Report Request.
+    let cp_cfg = EndpointConfig::new(LocalNode::cp(
+        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
+        RecoveryTimeStamp(1),
+    ))
+    .with_transactions(xact())
+    .with_heartbeat_interval(None);
+    let (cp, mut cp_ch) = Endpoint::bind(cp_cfg, any_port()).await.unwrap();
+    let received = Arc::new(AtomicU64::new(0));
+    let counter = received.clone();
+    tokio::spawn(async move {
+        while let Some(req) = cp_ch.incoming.recv().await {
+            let Ok(msg) = req.message() else { continue };
+            let h = Header::new(MessageType::SESSION_REPORT_RESPONSE)
+                .with_seid(msg.header().seid.unwrap_or(0))
+                .with_sequence(msg.header().sequence);
+            let b = MessageBuilder::new(h).ie(Cause::REQUEST_ACCEPTED);
+            let mut out = BytesMut::zeroed(b.encoded_len());
+            b.encode_into(&mut out).unwrap();
+            counter.fetch_add(1, Ordering::Relaxed);
+            let _ = req.respond(out.freeze()).await;
+        }
+    });
+    // A UP whose reports towards each CP are capped at 100 messages/s (burst 16).
+    let up_cfg = EndpointConfig::new(LocalNode::up(
+        NodeKey::fqdn("upf1.example.net"),
+        RecoveryTimeStamp(2),
+    ))
+    .with_transactions(xact())
+    .with_heartbeat_interval(None)
+    .with_report_egress(pfcp_throttle::EgressConfig::new(100));
+    let (up, _up_ch) = Endpoint::bind(up_cfg, any_port()).await.unwrap();
+    up.associate(cp.local_addr()).await.unwrap();
+    // A storm of 400 usage reports within about 0.4 s.
+    let mut tasks = Vec::new();
+    for i in 0..400u64 {
+        let up = up.clone();
+        let to = cp.local_addr();
+        tasks.push(tokio::spawn(async move {
+            // Session Report Request: Report Type (USAR), SEID of the CP's session.
+            let h = Header::new(MessageType::SESSION_REPORT_REQUEST).with_seid(i + 1);
+            up.request(to, h, Bytes::from_static(&[0x00, 0x27, 0x00, 0x01, 0x02]))
+                .await
+        }));
+        if i % 10 == 9 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+    let (mut sent, mut throttled) = (0u64, 0u64);
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(_) => sent += 1,
+            Err(Error::Throttled { .. }) => throttled += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let got = received.load(Ordering::Relaxed);
+    println!("reports: {sent} sent, {throttled} throttled at the UP, {got} received by the CP");
+    assert!(throttled >= 200, "{throttled}");
+    assert_eq!(got, sent);
+    // About 100/s over ~0.4 s plus the burst: far from 400.
+    assert!((30..=120).contains(&sent), "{sent}");
+}
