@@ -334,6 +334,7 @@ enum Command {
         peer: SocketAddr,
         reply: oneshot::Sender<Result<Bytes, Error>>,
     },
+    SetRoutes(Option<pfcp_throttle::routing::RouteList<Destination>>),
 }
 
 enum Pending {
@@ -490,6 +491,18 @@ impl Endpoint {
             Some(c) => Err(Error::Rejected(c)),
             None => Err(Error::Rejected(Cause::MANDATORY_IE_MISSING)),
         }
+    }
+
+    /// Replace the route list of alternate UP functions (CP side), e.g. once associations
+    /// have told the Node IDs; `None` disables redirection.
+    pub async fn set_routes(
+        &self,
+        routes: Option<pfcp_throttle::routing::RouteList<Destination>>,
+    ) -> Result<(), Error> {
+        self.commands
+            .send(Command::SetRoutes(routes))
+            .await
+            .map_err(|_| Error::Closed)
     }
 
     /// Send a Heartbeat Request now and wait for the response.

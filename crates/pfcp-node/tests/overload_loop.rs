@@ -178,8 +178,9 @@ async fn overloaded_up_throttles_low_priority_and_emergency_passes() {
     assert_eq!(after.accepted, 40, "{after:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn throttled_establishments_are_redirected_to_a_second_up() {
+/// Two UPs, the first slow; a CP with a route list given at bind time (`late_routes` false)
+/// or after the associations through `Endpoint::set_routes`.
+async fn redirect_scenario(late_routes: bool) {
     let served1 = Arc::new(AtomicU64::new(0));
     let served2 = Arc::new(AtomicU64::new(0));
     let up1 = start_up("upf1.example.net", 100.0, served1.clone()).await;
@@ -192,9 +193,16 @@ async fn throttled_establishments_are_redirected_to_a_second_up() {
         2,
     )
     .unwrap();
-    let cp = start_cp(Some(routes)).await;
+    let cp = if late_routes {
+        start_cp(None).await
+    } else {
+        start_cp(Some(routes.clone())).await
+    };
     cp.associate(up1.local_addr()).await.unwrap();
     cp.associate(up2.local_addr()).await.unwrap();
+    if late_routes {
+        cp.set_routes(Some(routes)).await.unwrap();
+    }
     let profile = RequestProfile::default()
         .with_arp(&[12])
         .with_redirect(true);
@@ -203,10 +211,20 @@ async fn throttled_establishments_are_redirected_to_a_second_up() {
         served1.load(Ordering::Relaxed),
         served2.load(Ordering::Relaxed),
     );
-    println!("{t:?}; served by upf1 {s1}, by upf2 {s2}");
+    println!("late routes {late_routes}: {t:?}; served by upf1 {s1}, by upf2 {s2}");
     assert!(s2 >= 100, "nothing redirected: upf2 served {s2}");
     assert_eq!(t.throttled, 0, "{t:?}");
     assert!(t.accepted >= 500, "{t:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn throttled_establishments_are_redirected_to_a_second_up() {
+    redirect_scenario(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routes_can_be_set_after_the_associations() {
+    redirect_scenario(true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -233,6 +233,11 @@ impl Driver {
                 }
             }
             Command::Heartbeat { peer, reply } => self.send_heartbeat(peer, Some(reply), t),
+            Command::SetRoutes(routes) => {
+                if let Some(cp) = self.cp.as_mut() {
+                    cp.set_routes(routes);
+                }
+            }
         }
     }
 
