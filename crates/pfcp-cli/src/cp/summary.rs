@@ -1,0 +1,283 @@
+//! The load generator's results: per class and per request tallies, latency percentiles,
+//! per-UP counts, and their text and JSON renderings.
+
+use super::*;
+
+/// Latency percentiles of successful transactions, in milliseconds (`None` without any).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Latency {
+    /// Successful transactions measured.
+    pub samples: usize,
+    /// Median.
+    pub p50: Option<f64>,
+    /// 90th percentile.
+    pub p90: Option<f64>,
+    /// 99th percentile.
+    pub p99: Option<f64>,
+    /// Slowest.
+    pub max: Option<f64>,
+}
+
+impl Latency {
+    pub(super) fn of(samples_us: &[u32]) -> Latency {
+        let mut v = samples_us.to_vec();
+        v.sort_unstable();
+        // Nearest rank.
+        let at = |q: f64| {
+            let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len().max(1));
+            v.get(rank - 1).map(|us| f64::from(*us) / 1000.0)
+        };
+        Latency {
+            samples: v.len(),
+            p50: at(0.50),
+            p90: at(0.90),
+            p99: at(0.99),
+            max: v.last().map(|us| f64::from(*us) / 1000.0),
+        }
+    }
+}
+
+/// What one UP function answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct UpSummary {
+    /// Its address.
+    pub addr: SocketAddr,
+    /// Its Node ID.
+    pub node_id: String,
+    /// Responses received from it.
+    pub answered: u64,
+    /// Responses carrying an OCI.
+    pub ocis: u64,
+    /// The Overload Reduction Metric of the last OCI, in percent.
+    pub last_oci_percent: Option<u8>,
+}
+
+/// The final summary of `pfcp cp` (its `--json` form).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Seconds during which load was offered.
+    pub duration_secs: f64,
+    /// `--rate`.
+    pub target_rate: f64,
+    /// Requests offered per second, measured.
+    pub offered_rate: f64,
+    /// `--mix`.
+    pub mix: String,
+    /// Totals over every class and request type.
+    #[serde(flatten)]
+    pub total: Tally,
+    /// Redirections decided by the CP's overload control (a redirected request that then timed
+    /// out is counted here but not in `redirected`).
+    pub redirect_decisions: u64,
+    /// Rejections by cause value.
+    pub rejected_by_cause: BTreeMap<String, u64>,
+    /// Errors by kind.
+    pub errors_by_kind: BTreeMap<String, u64>,
+    /// Offers skipped: `--max-outstanding` requests were waiting.
+    pub skipped_max_outstanding: u64,
+    /// Offers skipped: every session slot was busy.
+    pub skipped_no_session: u64,
+    /// Latency of successful transactions.
+    pub latency_ms: Latency,
+    /// Per priority class, in `--mix` order (a JSON object keyed by class).
+    #[serde(serialize_with = "as_map")]
+    pub by_class: Vec<(String, ClassSummary)>,
+    /// Per request type: establishment, modification, deletion (a JSON object).
+    #[serde(serialize_with = "as_map")]
+    pub by_request: Vec<(String, Tally)>,
+    /// Sessions established and deleted.
+    pub sessions_established: u64,
+    /// Sessions deleted.
+    pub sessions_deleted: u64,
+    /// Per UP function.
+    pub ups: Vec<UpSummary>,
+}
+
+/// One priority class: its totals, and per request type.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassSummary {
+    /// Over every request type.
+    #[serde(flatten)]
+    pub total: Tally,
+    /// Per request type: establishment, modification, deletion.
+    #[serde(serialize_with = "as_map")]
+    pub by_request: Vec<(String, Tally)>,
+}
+
+/// Rows as one JSON object, in order.
+fn as_map<S: serde::Serializer, T: Serialize>(
+    rows: &[(String, T)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(rows.iter().map(|(k, v)| (k, v)))
+}
+
+/// The rows of the request types.
+fn step_rows(tallies: &[Tally; 3]) -> Vec<(String, Tally)> {
+    STEPS
+        .iter()
+        .zip(tallies)
+        .map(|(s, t)| (s.name().to_owned(), *t))
+        .collect()
+}
+
+impl Summary {
+    pub(super) fn new(
+        args: &CpArgs,
+        ctx: &Ctx,
+        st: &State,
+        offered_for: Duration,
+        redirects: u64,
+    ) -> Self {
+        let secs = offered_for.as_secs_f64();
+        Summary {
+            duration_secs: (secs * 1000.0).round() / 1000.0,
+            target_rate: args.rate,
+            offered_rate: if secs > 0.0 {
+                (st.total.offered as f64 / secs * 10.0).round() / 10.0
+            } else {
+                0.0
+            },
+            mix: args.mix.clone(),
+            total: st.total,
+            redirect_decisions: redirects,
+            rejected_by_cause: st
+                .rejected_by_cause
+                .iter()
+                .map(|(c, n)| (c.to_string(), *n))
+                .collect(),
+            errors_by_kind: st.errors_by_kind.clone(),
+            skipped_max_outstanding: st.skipped_outstanding,
+            skipped_no_session: st.skipped_no_session,
+            latency_ms: Latency::of(&st.latencies_us),
+            by_class: ctx
+                .classes
+                .iter()
+                .zip(st.by_class.iter().zip(&st.by_class_step))
+                .map(|(c, (total, steps))| {
+                    let row = ClassSummary {
+                        total: *total,
+                        by_request: step_rows(steps),
+                    };
+                    (c.name.clone(), row)
+                })
+                .collect(),
+            by_request: step_rows(&st.by_step),
+            sessions_established: st.established,
+            sessions_deleted: st.deleted,
+            ups: ctx
+                .ups
+                .iter()
+                .zip(&st.per_up)
+                .map(|(u, t)| UpSummary {
+                    addr: u.addr,
+                    node_id: u.node.to_string(),
+                    answered: t.answered,
+                    ocis: t.ocis,
+                    last_oci_percent: t.last_oci,
+                })
+                .collect(),
+        }
+    }
+
+    /// The text form.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "pfcp cp: {:.1} s, {} requests/s offered ({} targeted), mix {}",
+            self.duration_secs, self.offered_rate, self.target_rate, self.mix
+        );
+        let _ = writeln!(
+            s,
+            "  {:<15} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7}",
+            "",
+            "offered",
+            "sent",
+            "throttled",
+            "redirected",
+            "succeeded",
+            "rejected",
+            "timed out",
+            "errors"
+        );
+        let row = |s: &mut String, name: &str, t: &Tally| {
+            let _ = writeln!(
+                s,
+                "  {name:<15} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7}",
+                t.offered,
+                t.sent,
+                t.throttled,
+                t.redirected,
+                t.succeeded,
+                t.rejected,
+                t.timed_out,
+                t.errors
+            );
+        };
+        row(&mut s, "total", &self.total);
+        for (name, c) in &self.by_class {
+            row(&mut s, name, &c.total);
+        }
+        for (name, t) in &self.by_request {
+            row(&mut s, name, t);
+        }
+        if !self.rejected_by_cause.is_empty() {
+            let causes: Vec<String> = self
+                .rejected_by_cause
+                .iter()
+                .map(|(c, n)| {
+                    let name = c
+                        .parse::<u8>()
+                        .ok()
+                        .and_then(|c| Cause(c).name())
+                        .unwrap_or("unknown cause");
+                    format!("{c} ({name}): {n}")
+                })
+                .collect();
+            let _ = writeln!(s, "  rejected by cause: {}", causes.join(", "));
+        }
+        if !self.errors_by_kind.is_empty() {
+            let errors: Vec<String> = self
+                .errors_by_kind
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            let _ = writeln!(s, "  errors: {}", errors.join(", "));
+        }
+        let l = &self.latency_ms;
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2} ms"));
+        let _ = writeln!(
+            s,
+            "  latency of successful transactions: p50 {}, p90 {}, p99 {}, max {} ({} samples)",
+            ms(l.p50),
+            ms(l.p90),
+            ms(l.p99),
+            ms(l.max),
+            l.samples
+        );
+        let _ = writeln!(
+            s,
+            "  sessions: {} established, {} deleted; offers skipped: {} at --max-outstanding, {} \
+             without a free session slot; redirect decisions: {}",
+            self.sessions_established,
+            self.sessions_deleted,
+            self.skipped_max_outstanding,
+            self.skipped_no_session,
+            self.redirect_decisions
+        );
+        for u in &self.ups {
+            let _ = writeln!(
+                s,
+                "  UP {} at {}: {} responses, {} with an OCI (last {})",
+                u.node_id,
+                u.addr,
+                u.answered,
+                u.ocis,
+                u.last_oci_percent
+                    .map_or("none".to_string(), |m| format!("{m}%"))
+            );
+        }
+        s
+    }
+}
