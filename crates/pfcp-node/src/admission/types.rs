@@ -1,0 +1,193 @@
+//! The value types of UP admission: queued requests, outcomes, configuration, errors and
+//! counters.
+
+use super::*;
+
+/// A request waiting for admission: what the endpoint needs to process or answer it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedRequest {
+    /// Where it came from (the response goes back there, clause 4.2).
+    pub peer: SocketAddr,
+    /// Its header sequence number (the response copies it).
+    pub sequence: SequenceNumber,
+    /// Its message type.
+    pub message_type: MessageType,
+    /// The priority it is handled with: its own (MP=1) or the configured default.
+    pub priority: MessagePriority,
+    /// The request's octets (one message, header included).
+    pub bytes: Bytes,
+    /// The CP function's Node ID, if the endpoint knows it (from the association).
+    pub node: Option<NodeKey>,
+}
+
+impl QueuedRequest {
+    /// The reporters' key for the sender: its Node ID, or its IP address as a Node ID.
+    pub fn peer_key(&self) -> PeerKey {
+        self.node
+            .clone()
+            .unwrap_or_else(|| NodeKey::Ip(self.peer.ip()))
+    }
+}
+
+/// The outcome of [`UpAdmission::offer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum Admit {
+    /// Queued. If the queue was full, `evicted` is the lower-priority request that made room:
+    /// answer it with cause 74 ([`UpAdmission::build_rejection`]).
+    Queued {
+        /// The request evicted to make room, to be rejected with cause 74.
+        evicted: Option<QueuedRequest>,
+    },
+    /// Refused: answer with `cause` (always 74, "PFCP entity in congestion").
+    Rejected {
+        /// The refused request.
+        request: QueuedRequest,
+        /// The cause to answer with.
+        cause: Cause,
+    },
+    /// Not subject to admission (Heartbeat, Association, responses, unknown types): handle it
+    /// directly, now.
+    Bypass(QueuedRequest),
+}
+
+/// Configuration of an [`UpAdmission`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AdmissionConfig {
+    /// This UP function's Node ID, for the responses that require one (Session Establishment
+    /// Response, clause 7.5.3.1).
+    pub node_id: NodeKey,
+    /// Most requests waiting. Default 1024.
+    pub queue_capacity: usize,
+    /// Requests per second the service model serves; `None` (default): the caller dequeues
+    /// with [`UpAdmission::pop`] and reports [`UpAdmission::served`].
+    pub service_rate: Option<f64>,
+    /// Longest a request may wait before it is taken out for rejection. Default `None`.
+    pub max_wait: Option<Duration>,
+    /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
+    /// without MP, default 8) is used here.
+    pub classifier: ClassifierConfig,
+    /// The Overload Reduction Metric reporter; its `interval` is the control interval. If
+    /// `service_rate` is set and `capacity` is not, the capacity is `service_rate x interval`.
+    pub reporter: ReporterConfig,
+    /// The Load Metric reporter.
+    pub load_reporter: LoadReporterConfig,
+    /// Weight of the newest interval in the smoothed utilisation behind the Load Metric,
+    /// in `(0, 1]`. Default 0.5.
+    pub load_smoothing: f64,
+}
+
+impl AdmissionConfig {
+    /// Defaults for a UP function with Node ID `node_id`.
+    pub fn new(node_id: NodeKey) -> Self {
+        AdmissionConfig {
+            node_id,
+            queue_capacity: 1024,
+            service_rate: None,
+            max_wait: None,
+            classifier: ClassifierConfig::default(),
+            // The admission queue measures the whole UP function, so its OCI is node-scoped
+            // (AOCI=1, clause 8.2.76): a CP then applies it to new sessions too, whose PFCP
+            // entity is not known yet. Entity-scoped OCIs would leave establishments
+            // unthrottled while the metric, computed on all traffic, kept rising.
+            reporter: ReporterConfig::default().with_node_scoped(true),
+            load_reporter: LoadReporterConfig::default(),
+            load_smoothing: 0.5,
+        }
+    }
+    /// With `queue_capacity` set (see the field).
+    #[must_use]
+    pub fn with_queue_capacity(mut self, queue_capacity: usize) -> Self {
+        self.queue_capacity = queue_capacity;
+        self
+    }
+    /// With `service_rate` set (see the field).
+    #[must_use]
+    pub fn with_service_rate(mut self, service_rate: Option<f64>) -> Self {
+        self.service_rate = service_rate;
+        self
+    }
+    /// With `max_wait` set (see the field).
+    #[must_use]
+    pub fn with_max_wait(mut self, max_wait: Option<Duration>) -> Self {
+        self.max_wait = max_wait;
+        self
+    }
+    /// With `classifier` set (see the field).
+    #[must_use]
+    pub fn with_classifier(mut self, classifier: ClassifierConfig) -> Self {
+        self.classifier = classifier;
+        self
+    }
+    /// With `reporter` set (see the field).
+    #[must_use]
+    pub fn with_reporter(mut self, reporter: ReporterConfig) -> Self {
+        self.reporter = reporter;
+        self
+    }
+    /// With `load_reporter` set (see the field).
+    #[must_use]
+    pub fn with_load_reporter(mut self, load_reporter: LoadReporterConfig) -> Self {
+        self.load_reporter = load_reporter;
+        self
+    }
+    /// With `load_smoothing` set (see the field).
+    #[must_use]
+    pub fn with_load_smoothing(mut self, load_smoothing: f64) -> Self {
+        self.load_smoothing = load_smoothing;
+        self
+    }
+}
+
+/// Why an [`AdmissionConfig`] was rejected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdmissionConfigError {
+    /// `service_rate` is not a positive, finite number.
+    #[error("service_rate must be a positive finite number of requests per second, got {0}")]
+    ServiceRate(f64),
+    /// `reporter.interval` is zero.
+    #[error("reporter.interval must be longer than zero")]
+    Interval,
+    /// `load_smoothing` is outside `(0, 1]`.
+    #[error("load_smoothing must be in (0, 1], got {0}")]
+    LoadSmoothing(f64),
+    /// `node_id` is an FQDN that cannot be encoded.
+    #[error("node_id: {0}")]
+    NodeId(#[from] FqdnError),
+}
+
+/// Why [`UpAdmission::build_rejection`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RejectionError {
+    /// The message type has no response (it is not a request).
+    #[error("{0} is not a request: there is no response to build")]
+    NotARequest(MessageType),
+    /// The configured Node ID cannot be encoded.
+    #[error("node_id: {0}")]
+    NodeId(#[from] FqdnError),
+    /// Encoding failed.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+}
+
+/// Counters since creation (also exported through `metrics`, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AdmissionStats {
+    /// Requests subject to admission that were offered.
+    pub offered: u64,
+    /// Requests handed back as [`Admit::Bypass`].
+    pub bypassed: u64,
+    /// Requests queued.
+    pub queued: u64,
+    /// Requests refused on arrival (queue full of equal or higher priorities).
+    pub rejected: u64,
+    /// Queued requests evicted by a higher-priority arrival.
+    pub evicted: u64,
+    /// Queued requests taken out after [`AdmissionConfig::max_wait`].
+    pub expired: u64,
+    /// Requests served.
+    pub served: u64,
+}

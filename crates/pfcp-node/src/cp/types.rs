@@ -1,0 +1,242 @@
+//! The value types of the CP pipeline: destinations, decisions, outcomes, configuration,
+//! errors and counters.
+
+use super::*;
+
+/// A UP destination: the UP function (Node ID) and, for requests on an existing session, the
+/// PFCP entity (the IP address of the UP F-SEID) the request goes to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Destination {
+    /// The UP function's Node ID.
+    pub node: NodeKey,
+    /// The UP PFCP entity's address, if the request concerns a session it holds.
+    pub entity: Option<IpAddr>,
+}
+
+impl Destination {
+    /// The UP function itself (Session Establishment Requests, node-related requests).
+    pub fn node(node: NodeKey) -> Self {
+        Destination { node, entity: None }
+    }
+
+    /// A PFCP entity of the UP function (requests on a session it holds).
+    pub fn entity(node: NodeKey, entity: IpAddr) -> Self {
+        Destination {
+            node,
+            entity: Some(entity),
+        }
+    }
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.entity {
+            Some(ip) => write!(f, "{} (entity {ip})", self.node),
+            None => write!(f, "{}", self.node),
+        }
+    }
+}
+
+/// How the Loss throttles decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LossMode {
+    /// [`LossThrottle::decide`]: paced, exact to a request (default).
+    #[default]
+    Deterministic,
+    /// [`LossThrottle::decide_with_draw`]: Annex A.1 random mode with the caller's draw.
+    Random,
+}
+
+/// Why a request was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RejectReason {
+    /// The Loss throttle of the destination (the UP's overload reduction).
+    Loss(Throttled),
+    /// The egress throttle of the UP function's connection.
+    Egress(ThrottleReason),
+}
+
+/// The outcome of [`CpOverloadControl::decide`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub enum CpDecision {
+    /// Send it to `dest` with `priority` in the header (MP=1; not encoded on node-related
+    /// messages, which have no priority octet).
+    Send {
+        /// The message priority.
+        priority: MessagePriority,
+        /// The destination (as asked).
+        dest: Destination,
+    },
+    /// Send it to the alternate UP function `to` instead (Session Establishment Requests
+    /// only).
+    Redirect {
+        /// The alternate destination whose throttles admitted it.
+        to: Destination,
+        /// The message priority.
+        priority: MessagePriority,
+    },
+    /// Do not send it: fail it locally as though the UP function had rejected it (clause
+    /// 6.2.4.4) with `cause`, 74 "PFCP entity in congestion" (locally generated).
+    Reject {
+        /// Which throttle refused it (of the original destination).
+        reason: RejectReason,
+        /// The cause to report upward.
+        cause: Cause,
+    },
+}
+
+impl CpDecision {
+    /// Where to send the request, `None` for a rejection.
+    pub fn destination(&self) -> Option<&Destination> {
+        match self {
+            CpDecision::Send { dest, .. } => Some(dest),
+            CpDecision::Redirect { to, .. } => Some(to),
+            CpDecision::Reject { .. } => None,
+        }
+    }
+
+    /// Whether the request goes to the destination it was meant for.
+    pub fn is_send(&self) -> bool {
+        matches!(self, CpDecision::Send { .. })
+    }
+
+    /// Whether the request was rejected locally.
+    pub fn is_reject(&self) -> bool {
+        matches!(self, CpDecision::Reject { .. })
+    }
+}
+
+/// What [`CpOverloadControl::handle_response`] did with a message's OCI and LCI (`None`:
+/// the message carried none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseOutcome {
+    /// The OCI's fate.
+    pub oci: Option<OciOutcome>,
+    /// The LCI's fate.
+    pub lci: Option<LciOutcome>,
+}
+
+/// Configuration of a [`CpOverloadControl`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CpConfig {
+    /// The overload table.
+    pub overload: OverloadConfig,
+    /// The load table.
+    pub load: LoadConfig,
+    /// UP selection for new sessions.
+    pub selector: UpSelector,
+    /// The priority classifier.
+    pub classifier: ClassifierConfig,
+    /// Every Loss throttle's configuration.
+    pub loss: LossConfig,
+    /// How the Loss throttles decide. Default deterministic.
+    pub loss_mode: LossMode,
+    /// Per-UP-function egress throttling; `None` (default): none.
+    pub egress: Option<EgressConfig>,
+    /// Most destinations with a Loss throttle, and most UP functions with an egress throttle
+    /// (at least 1). Default 4096.
+    pub max_destinations: usize,
+}
+
+impl Default for CpConfig {
+    fn default() -> Self {
+        CpConfig {
+            overload: OverloadConfig::default(),
+            load: LoadConfig::default(),
+            selector: UpSelector::default(),
+            classifier: ClassifierConfig::default(),
+            loss: LossConfig::default(),
+            loss_mode: LossMode::Deterministic,
+            egress: None,
+            max_destinations: 4096,
+        }
+    }
+}
+
+impl CpConfig {
+    /// With `overload` set (see the field).
+    #[must_use]
+    pub fn with_overload(mut self, overload: OverloadConfig) -> Self {
+        self.overload = overload;
+        self
+    }
+    /// With `load` set (see the field).
+    #[must_use]
+    pub fn with_load(mut self, load: LoadConfig) -> Self {
+        self.load = load;
+        self
+    }
+    /// With `selector` set (see the field).
+    #[must_use]
+    pub fn with_selector(mut self, selector: UpSelector) -> Self {
+        self.selector = selector;
+        self
+    }
+    /// With `classifier` set (see the field).
+    #[must_use]
+    pub fn with_classifier(mut self, classifier: ClassifierConfig) -> Self {
+        self.classifier = classifier;
+        self
+    }
+    /// With `loss` set (see the field).
+    #[must_use]
+    pub fn with_loss(mut self, loss: LossConfig) -> Self {
+        self.loss = loss;
+        self
+    }
+    /// With `loss_mode` set (see the field).
+    #[must_use]
+    pub fn with_loss_mode(mut self, loss_mode: LossMode) -> Self {
+        self.loss_mode = loss_mode;
+        self
+    }
+    /// With `egress` set (see the field).
+    #[must_use]
+    pub fn with_egress(mut self, egress: Option<EgressConfig>) -> Self {
+        self.egress = egress;
+        self
+    }
+    /// With `max_destinations` set (see the field).
+    #[must_use]
+    pub fn with_max_destinations(mut self, max_destinations: usize) -> Self {
+        self.max_destinations = max_destinations;
+        self
+    }
+}
+
+/// Why a [`CpConfig`] was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CpConfigError {
+    /// The egress configuration is invalid.
+    #[error("egress: {0}")]
+    Egress(#[from] EgressConfigError),
+    /// `max_destinations` is 0.
+    #[error("max_destinations must be at least 1")]
+    MaxDestinations,
+}
+
+/// Counters since creation (also exported through `metrics`, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CpStats {
+    /// Requests sent to their destination.
+    pub sent: u64,
+    /// Requests redirected to an alternate UP function.
+    pub redirected: u64,
+    /// Requests rejected locally.
+    pub rejected: u64,
+    /// Messages not subject to throttling (responses, Heartbeat, Association).
+    pub bypassed: u64,
+    /// OCIs applied.
+    pub oci_applied: u64,
+    /// OCIs ignored (duplicate, stale, malformed, ...).
+    pub oci_ignored: u64,
+    /// Overload states expired.
+    pub oci_expired: u64,
+    /// LCIs applied.
+    pub lci_applied: u64,
+    /// LCIs ignored.
+    pub lci_ignored: u64,
+}
