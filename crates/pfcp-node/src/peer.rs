@@ -293,12 +293,11 @@ impl Peers {
                 answer.events.push(e);
             }
         }
-        let mut out = BytesMut::with_capacity(16);
-        let h = Header::new(MessageType::HEARTBEAT_RESPONSE).with_sequence(seq);
-        let mut w = MessageWriter::begin(&mut out, &h)?;
-        w.ie(&local.recovery_time_stamp)?;
-        w.finish()?;
-        answer.response = Some(out.freeze());
+        answer.response = Some(heartbeat_message(
+            local,
+            MessageType::HEARTBEAT_RESPONSE,
+            seq,
+        )?);
         Ok(answer)
     }
 
@@ -521,8 +520,18 @@ pub fn association_setup_request(
 
 /// Build a Heartbeat Request from this node.
 pub fn heartbeat_request(local: &LocalNode, seq: SequenceNumber) -> Result<Bytes, EncodeError> {
+    heartbeat_message(local, MessageType::HEARTBEAT_REQUEST, seq)
+}
+
+/// A Heartbeat Request or Response: the header and this node's Recovery Time Stamp (Tables
+/// 7.4.2.1-1, 7.4.2.2-1).
+fn heartbeat_message(
+    local: &LocalNode,
+    t: MessageType,
+    seq: SequenceNumber,
+) -> Result<Bytes, EncodeError> {
     let mut out = BytesMut::with_capacity(16);
-    let h = Header::new(MessageType::HEARTBEAT_REQUEST).with_sequence(seq);
+    let h = Header::new(t).with_sequence(seq);
     let mut w = MessageWriter::begin(&mut out, &h)?;
     w.ie(&local.recovery_time_stamp)?;
     w.finish()?;
