@@ -5,8 +5,8 @@
 //! reduction percentage as input, so it serves GTPv2-C or Diameter callers as well.
 //!
 //! * [`loss`]: the "Loss" algorithm of TS 29.244 clause 6.2.4.4 with the prioritisation of
-//!   6.2.4.5 (exempt eMPS/emergency last, low priority first), deterministic or Annex A.1
-//!   random mode.
+//!   6.2.4.5 (exempt eMPS/emergency last, low priority first), deterministic (priority
+//!   first, or window-exact) or Annex A.1 random mode.
 //! * [`classify`]: the message priority of a request from its procedure and session context
 //!   (emergency, eMPS, ARP, LAPI, DNN/S-NSSAI, and the state-aware rules of TS 29.273 C.2).
 //! * [`egress`]: per-connection egress throttling with up to three throttle/abatement threshold
@@ -45,6 +45,28 @@
 //! }
 //! assert_eq!(sent_emergency, 100); // exempt: the rest covers the 40 %
 //! assert!((500..=501).contains(&sent_new)); // 400 of the 900 others shed
+//! ```
+//!
+//! ## Example: window-exact pacing
+//!
+//! Where a precise short-term rate matters more than which request goes, every window of
+//! requests is within one request of the reduction, whatever the mix (see [`loss`]):
+//!
+//! ```
+//! use pfcp_throttle::{LossConfig, LossThrottle, RequestClass};
+//! use pfcp_wire::MessagePriority;
+//!
+//! let mut t = LossThrottle::new(LossConfig::default().with_exact_window(true));
+//! t.set_reduction(30);
+//! let mut drops = Vec::new();
+//! for i in 0..1000u32 {
+//!     let priority = MessagePriority::new((i * 7 % 16) as u8).unwrap_or_default();
+//!     drops.push(!t.decide(RequestClass::new(priority)).is_send());
+//! }
+//! for window in drops.windows(100) {
+//!     let shed = window.iter().filter(|d| **d).count();
+//!     assert!((29..=31).contains(&shed));
+//! }
 //! ```
 
 #![forbid(unsafe_code)]

@@ -32,16 +32,37 @@
 //!
 //! For one class, or mixes whose boundary class is frequent, the achieved reduction over any
 //! window of 100 requests is within one percentage point of `M` (unit tests). In general the
-//! lag is bounded by the escalation setting, and over long runs the total is exact; priority
+//! lag is bounded by the escalation setting, and over long runs the total is exact. Priority
 //! and short-window exactness pull against each other (a due drop can only go to a request
-//! that arrives), and this crate sides with priority: see `docs/throttle.md`.
+//! that arrives): the default sides with priority, the window-exact mode below with
+//! exactness.
+//!
+//! ## Window-exact mode
+//!
+//! With [`LossConfig::exact_window`] the credit alone decides: `+M` per counted request, a
+//! drop whenever it reaches half a request, `-1` per drop. The credit then stays in
+//! `[-1/2, +1/2)`, so over *every* run of counted requests the number of drops differs from
+//! `sum(M) / 100` by less than one request: any window of 100 or more requests is within one
+//! percentage point of the target whatever the traffic mix, also across changes of `M`.
+//! Exempt requests are neither counted nor throttled.
+//!
+//! Why this mode cannot also rank: if every window of 100 requests must be within one request
+//! of its target, the error `e(t) = sum(M)/100 - drops` must stay in a band one request wide
+//! for the whole run (two instants 100 or more requests apart may not differ by more than
+//! one). Each request moves `e` up by `M/100` and a drop moves it down by one, so whenever
+//! `e` reaches the top of the band the request that arrives must be dropped and otherwise it
+//! must be sent: the decision is forced, whatever the request's priority. Exactness over every
+//! short window and priority order are therefore alternatives, not a combination; the default
+//! mode takes priority with a bounded lag, this mode takes exactness.
+//! `docs/throttle.md` compares the two with figures.
 //!
 //! ## Random mode (Annex A.1)
 //!
 //! [`LossThrottle::decide_with_draw`] takes a uniform random `u32` from the caller's RNG and
 //! throttles each request with the probability of its rank (1 below the boundary, the
 //! boundary fraction at it, 0 above): the Annex A.1 example, prioritised. Use it when
-//! several independent throttles must not synchronise their drop patterns.
+//! several independent throttles must not synchronise their drop patterns. It ignores
+//! [`LossConfig::exact_window`].
 //!
 //! Only *requests* are candidates, and only at their first transmission: never call this for
 //! a retransmission or a response ([`LossThrottle::decide_message`] filters responses).
@@ -114,8 +135,15 @@ pub struct LossConfig {
     /// late because no lower-priority request came (counted in [`LossStats::escalated`]): it
     /// bounds how far the achieved reduction can lag the target in a short window, at the
     /// price of occasional priority inversions. `None`: strict priority order (exact over long
-    /// runs only). Default `Some(4)`.
+    /// runs only). Default `Some(4)`. Ignored in window-exact mode.
     pub escalate_after: Option<u32>,
+    /// Window-exact pacing: the achieved reduction over *every* run of non-exempt requests is
+    /// within one request of its target, for any traffic mix, so any window of 100 or more
+    /// such requests is within one percentage point. The price is priority: the choice of
+    /// which request takes a due drop is no longer made by rank (the guarantee leaves no
+    /// choice, see the module docs, "Window-exact mode"). Exempt requests are never
+    /// throttled and not counted in this mode. Default false.
+    pub exact_window: bool,
 }
 
 impl Default for LossConfig {
@@ -126,6 +154,7 @@ impl Default for LossConfig {
             max_credit: 16,
             never_throttle_exempt: false,
             escalate_after: Some(4),
+            exact_window: false,
         }
     }
 }
@@ -159,6 +188,12 @@ impl LossConfig {
     #[must_use]
     pub fn with_escalate_after(mut self, escalate_after: Option<u32>) -> Self {
         self.escalate_after = escalate_after;
+        self
+    }
+    /// With `exact_window` set (see the field).
+    #[must_use]
+    pub fn with_exact_window(mut self, exact_window: bool) -> Self {
+        self.exact_window = exact_window;
         self
     }
 }
@@ -259,7 +294,9 @@ impl LossThrottle {
         let percent = percent.min(100);
         if percent != self.reduction {
             self.reduction = percent;
-            if percent == 0 {
+            // In window-exact mode the credit carries over a change, so the guarantee holds
+            // for windows that span it too (their target is the sum of the reductions).
+            if percent == 0 && !self.config.exact_window {
                 self.credit = 0;
             }
             self.recompute();
@@ -288,6 +325,9 @@ impl LossThrottle {
 
     /// Decide for the first transmission of a request (deterministic mode).
     pub fn decide(&mut self, class: RequestClass) -> Decision {
+        if self.config.exact_window {
+            return self.decide_exact(class);
+        }
         let rank = self.observe(class);
         if self.reduction == 0 {
             return Decision::Send;
@@ -301,6 +341,32 @@ impl LossThrottle {
             self.stats.escalated += 1;
         }
         self.finish(class, rank, throttle)
+    }
+
+    /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the
+    /// drops of any run of counted requests differ from `sum(M) / 100` by less than one.
+    fn decide_exact(&mut self, class: RequestClass) -> Decision {
+        let rank = class.rank().min(RANKS - 1);
+        if let Some(o) = self.stats.offered.get_mut(rank) {
+            *o += 1;
+        }
+        if class.exempt || self.reduction == 0 {
+            return Decision::Send;
+        }
+        self.credit += i64::from(self.reduction);
+        let throttle = self.credit >= 50;
+        if throttle {
+            self.credit -= 100;
+            if let Some(t) = self.stats.throttled.get_mut(rank) {
+                *t += 1;
+            }
+            Decision::Throttle(Throttled {
+                reduction: self.reduction,
+                class,
+            })
+        } else {
+            Decision::Send
+        }
     }
 
     /// Decide with a uniformly random `draw` from the caller's RNG (Annex A.1 random mode):

@@ -104,4 +104,48 @@ proptest! {
         let got = drops.iter().filter(|d| **d).count() as i64;
         prop_assert!((got - i64::from(m) * 50).abs() <= 50, "{} of 5000 at {}%", got, m);
     }
+
+    /// Window-exact mode: for any mix and any schedule of reductions, the drops of every run of
+    /// non-exempt requests differ from the sum of the reductions in force (over 100) by less
+    /// than one request, so every window of 100 or more is within one percentage point.
+    #[test]
+    fn exact_mode_every_window(
+        (w, e) in mix(),
+        seed in any::<u64>(),
+        schedule in prop::collection::vec((0u8..=100, 1usize..400), 1..8),
+    ) {
+        let mut t = LossThrottle::new(LossConfig::default().with_exact_window(true));
+        let total: u32 = w.iter().sum::<u32>() + e;
+        let mut x = seed | 1;
+        // e(t) = sum(M)/100 - drops, in 1/100 request, after each counted request.
+        let mut error = 0i64;
+        let (mut lo, mut hi) = (0i64, 0i64);
+        for (m, n) in schedule {
+            t.set_reduction(m);
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut pick = ((x >> 32) % u64::from(total)) as u32;
+                let mut c = class(0, true);
+                for (p, &wt) in w.iter().enumerate() {
+                    if pick < wt {
+                        c = class(p as u8, false);
+                        break;
+                    }
+                    pick -= wt;
+                }
+                let dropped = !t.decide(c).is_send();
+                if c.exempt {
+                    prop_assert!(!dropped, "exempt throttled");
+                    continue;
+                }
+                error += i64::from(m) - 100 * i64::from(dropped);
+                lo = lo.min(error);
+                hi = hi.max(error);
+            }
+        }
+        // The range of e over the whole run bounds every window's deviation (e(b) - e(a)).
+        prop_assert!(hi - lo < 100, "error range {} to {} (1/100 request)", lo, hi);
+    }
 }

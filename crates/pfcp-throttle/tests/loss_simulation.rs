@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use pfcp_throttle::{LossThrottle, RequestClass};
+use pfcp_throttle::{LossConfig, LossThrottle, RequestClass};
 use pfcp_wire::MessagePriority;
 
 /// The mix: (priority, exempt, weight in 1/100).
@@ -23,11 +23,27 @@ const MIX: [(u8, bool, u64); 6] = [
 ];
 const N: u64 = 20_000;
 
-fn table() -> String {
+/// The largest deviation, in requests, of the drops in any window of 100 consecutive
+/// counted requests from the target `m`.
+fn worst_window(drops: &[bool], m: u8) -> f64 {
+    let mut worst: f64 = 0.0;
+    let mut sum: usize = drops.iter().take(100).filter(|d| **d).count();
+    for i in 100..=drops.len() {
+        worst = worst.max((sum as f64 - f64::from(m)).abs());
+        if let (Some(&gone), Some(&new)) = (drops.get(i - 100), drops.get(i)) {
+            sum = sum + usize::from(new) - usize::from(gone);
+        }
+    }
+    worst
+}
+
+fn table(config: LossConfig) -> String {
+    let exact = config.exact_window;
     let mut out = String::from("reduction | class | offered | throttled | shed %\n");
     for m in (10..=90).step_by(10) {
-        let mut t = LossThrottle::default();
+        let mut t = LossThrottle::new(config);
         t.set_reduction(m);
+        let mut drops = Vec::with_capacity(N as usize);
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut offered = [0u64; MIX.len()];
         let mut shed = [0u64; MIX.len()];
@@ -52,20 +68,45 @@ fn table() -> String {
                 RequestClass::new(p)
             };
             offered[i] += 1;
-            shed[i] += u64::from(!t.decide(class).is_send());
+            let dropped = !t.decide(class).is_send();
+            // Exact mode counts only the non-exempt requests: its windows are of those.
+            if !(exact && exempt) {
+                drops.push(dropped);
+            }
+            shed[i] += u64::from(dropped);
         }
         let total_shed: u64 = shed.iter().sum();
-        // Properties of the row.
-        assert!(
-            (total_shed as i64 - i64::from(m) * N as i64 / 100).abs() <= N as i64 / 100,
-            "{m}%: {total_shed}"
-        );
         let non_exempt: u64 = offered
             .iter()
             .zip(MIX)
             .filter(|(_, c)| !c.1)
             .map(|(o, _)| o)
             .sum();
+        let worst = worst_window(&drops, m);
+        if exact {
+            // Window-exact mode: M % of the non-exempt requests, within one request over every
+            // run; class-blind, so every non-exempt class sheds about M % (sampling noise).
+            let target = u64::from(m) * non_exempt;
+            assert!(total_shed * 100 + 100 > target && total_shed * 100 < target + 100);
+            assert_eq!(shed[0], 0, "{m}%: exempt shed in exact mode");
+            for k in 1..MIX.len() {
+                let frac = shed[k] as f64 / offered[k] as f64;
+                assert!(
+                    (frac - f64::from(m) / 100.0).abs() < 0.03,
+                    "{m}%: class {k} {frac}"
+                );
+            }
+            assert!(worst <= 1.0, "{m}%: worst window {worst}");
+            write_rows(&mut out, m, &offered, &shed, total_shed, worst);
+            continue;
+        }
+        // Properties of the row.
+        assert!(
+            (total_shed as i64 - i64::from(m) * N as i64 / 100).abs() <= N as i64 / 100,
+            "{m}%: {total_shed}"
+        );
+        // The default mode's stated bound on any window (docs/throttle.md).
+        assert!(worst <= 8.0, "{m}%: worst window {worst}");
         // Exempt traffic is untouched while the rest covers the reduction with a margin of a
         // few points (the boundary follows a sliding window, so a thin margin can briefly
         // reach the exempt class).
@@ -78,35 +119,51 @@ fn table() -> String {
             let lo = shed[k + 1] as f64 / offered[k + 1] as f64;
             assert!(hi <= lo + 0.01, "{m}%: class {k} sheds {hi} > next {lo}");
         }
-        for (i, (p, exempt, _)) in MIX.iter().enumerate() {
-            let label = if *exempt {
-                format!("exempt p{p}")
-            } else {
-                format!("p{p}")
-            };
-            writeln!(
-                out,
-                "{m:>9} | {label:>9} | {:>7} | {:>9} | {:>6.1}",
-                offered[i],
-                shed[i],
-                100.0 * shed[i] as f64 / offered[i] as f64
-            )
-            .unwrap();
-        }
-        writeln!(
-            out,
-            "{m:>9} | {:>9} | {N:>7} | {total_shed:>9} | {:>6.1}",
-            "total",
-            100.0 * total_shed as f64 / N as f64
-        )
-        .unwrap();
+        write_rows(&mut out, m, &offered, &shed, total_shed, worst);
     }
     out
 }
 
+fn write_rows(
+    out: &mut String,
+    m: u8,
+    offered: &[u64; MIX.len()],
+    shed: &[u64; MIX.len()],
+    total_shed: u64,
+    worst: f64,
+) {
+    for (i, (p, exempt, _)) in MIX.iter().enumerate() {
+        let label = if *exempt {
+            format!("exempt p{p}")
+        } else {
+            format!("p{p}")
+        };
+        writeln!(
+            out,
+            "{m:>9} | {label:>9} | {:>7} | {:>9} | {:>6.1}",
+            offered[i],
+            shed[i],
+            100.0 * shed[i] as f64 / offered[i] as f64
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "{m:>9} | {:>9} | {N:>7} | {total_shed:>9} | {:>6.1} | worst window of 100: {worst:.0} requests off",
+        "total",
+        100.0 * total_shed as f64 / N as f64
+    )
+    .unwrap();
+}
+
 #[test]
 fn simulation_table_matches_snapshot() {
-    let got = table();
+    let mut got = String::from("# default mode (priority first, bounded lag)\n");
+    got.push_str(&table(LossConfig::default()));
+    got.push_str(
+        "\n# window-exact mode (LossConfig::exact_window): M % of the non-exempt requests\n",
+    );
+    got.push_str(&table(LossConfig::default().with_exact_window(true)));
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/snapshots/loss_simulation.txt"

@@ -175,7 +175,16 @@ fn random_mode_follows_annex_a_1() {
 /// Largest deviation, in percentage points, of the achieved reduction over any window of
 /// `w` consecutive requests, after a warm-up of one measurement window.
 fn worst_window_deviation(m: u8, w: usize, mix: impl Fn(&mut XorShift) -> RequestClass) -> f64 {
-    let mut t = LossThrottle::default();
+    worst_window_deviation_with(LossConfig::default(), m, w, mix)
+}
+
+fn worst_window_deviation_with(
+    config: LossConfig,
+    m: u8,
+    w: usize,
+    mix: impl Fn(&mut XorShift) -> RequestClass,
+) -> f64 {
+    let mut t = LossThrottle::new(config);
     t.set_reduction(m);
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let drops: Vec<u32> = (0..20_000)
@@ -211,4 +220,43 @@ fn clause_6_2_4_4_window_exactness() {
             "M={m}: two-class {dev2}, uniform {dev}"
         );
     }
+}
+
+#[test]
+fn clause_6_2_4_4_window_exactness_any_mix_in_exact_mode() {
+    // Window-exact mode: every window of 100 requests within one point for any mix, the
+    // very mixes on which the default (priority) mode lags by up to 8 requests.
+    let exact = LossConfig::default().with_exact_window(true);
+    for m in [1u8, 10, 25, 33, 50, 67, 75, 90, 99] {
+        let uniform = |r: &mut XorShift| RequestClass::new(p((r.next() >> 60) as u8));
+        let two = |r: &mut XorShift| RequestClass::new(p(if r.next() >> 63 == 0 { 3 } else { 12 }));
+        let rare_low =
+            |r: &mut XorShift| RequestClass::new(p(if r.next() % 50 == 0 { 15 } else { 1 }));
+        for (name, dev) in [
+            (
+                "uniform",
+                worst_window_deviation_with(exact, m, 100, uniform),
+            ),
+            ("two-class", worst_window_deviation_with(exact, m, 100, two)),
+            (
+                "rare low",
+                worst_window_deviation_with(exact, m, 100, rare_low),
+            ),
+        ] {
+            assert!(dev <= 1.0, "M={m} {name}: {dev}");
+        }
+    }
+}
+
+#[test]
+fn exact_mode_passes_exempt_requests_uncounted() {
+    let mut t = LossThrottle::new(LossConfig::default().with_exact_window(true));
+    t.set_reduction(100);
+    let emergency = RequestClass::exempt(p(0));
+    for _ in 0..50 {
+        assert!(t.decide(emergency).is_send());
+    }
+    assert!(!t.decide(RequestClass::new(p(0))).is_send());
+    assert_eq!(t.stats().offered[16], 50);
+    assert_eq!(t.stats().throttled[16], 0);
 }
