@@ -112,6 +112,7 @@ pub struct LossSpec {
     max_credit: u32,
     never_throttle_exempt: bool,
     escalate_after: Option<u32>,
+    exact_window: bool,
 }
 
 /// An EgressConfig: any value of every field (mostly refused), or one shaped to pass the
@@ -385,6 +386,12 @@ struct Loss {
     t: LossThrottle,
     never_exempt: bool,
     strict: bool,
+    exact: bool,
+    /// Window-exact mode: `sum(M) - 100 x drops` over the counted (non-exempt, deterministic)
+    /// requests, and its lowest and highest values so far. Every window's deviation is
+    /// bounded by the range, which must stay below one request.
+    error: i64,
+    error_range: (i64, i64),
     shadow: LossStats,
 }
 
@@ -395,11 +402,15 @@ impl Loss {
             .with_buckets(s.buckets)
             .with_max_credit(s.max_credit)
             .with_never_throttle_exempt(s.never_throttle_exempt)
-            .with_escalate_after(s.escalate_after);
+            .with_escalate_after(s.escalate_after)
+            .with_exact_window(s.exact_window);
         Loss {
             t: LossThrottle::new(config),
             never_exempt: s.never_throttle_exempt,
             strict: s.escalate_after.is_none(),
+            exact: s.exact_window,
+            error: 0,
+            error_range: (0, 0),
             shadow: LossStats::default(),
         }
     }
@@ -449,6 +460,22 @@ impl Loss {
                 }
                 if reduction == 100 && !exempt_spared {
                     assert!(throttled, "reduction 100 sent a request in random mode");
+                }
+            }
+            None if self.exact => {
+                // Window-exact mode: exempt requests pass uncounted; the rest are paced by
+                // the credit alone (no boundary, no escalation).
+                if class.exempt {
+                    assert!(!throttled, "exact mode throttled an exempt request");
+                } else {
+                    self.error += i64::from(reduction) - 100 * i64::from(throttled);
+                    let (lo, hi) = &mut self.error_range;
+                    *lo = (*lo).min(self.error);
+                    *hi = (*hi).max(self.error);
+                    assert!(
+                        *hi - *lo < 100,
+                        "exact mode: error range {lo}..{hi} (1/100 request)"
+                    );
                 }
             }
             None => {

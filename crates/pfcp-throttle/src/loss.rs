@@ -340,7 +340,7 @@ impl LossThrottle {
         if throttle && rank > self.boundary {
             self.stats.escalated += 1;
         }
-        self.finish(class, rank, throttle)
+        self.finish(class, rank, throttle, true)
     }
 
     /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the
@@ -383,7 +383,7 @@ impl LossThrottle {
         } else {
             false
         };
-        self.finish(class, rank, throttle)
+        self.finish(class, rank, throttle, false)
     }
 
     /// Credit (in 1/100 request) at which a request of `rank` is throttled; `None`: never.
@@ -413,16 +413,29 @@ impl LossThrottle {
         }
     }
 
-    fn finish(&mut self, class: RequestClass, rank: usize, throttle: bool) -> Decision {
+    /// Count and report the decision. `paced`: a deterministic decision, which pays for a drop
+    /// from the credit. Random-mode drops leave the credit alone, so a caller that mixes the two
+    /// modes does not disturb the deterministic pacing.
+    fn finish(
+        &mut self,
+        class: RequestClass,
+        rank: usize,
+        throttle: bool,
+        paced: bool,
+    ) -> Decision {
         let throttle = throttle && !(class.exempt && self.config.never_throttle_exempt);
-        let bound = i64::from(self.config.max_credit.max(1)) * 100;
         if throttle {
-            self.credit -= 100;
+            if paced {
+                self.credit -= 100;
+            }
             if let Some(t) = self.stats.throttled.get_mut(rank) {
                 *t += 1;
             }
         }
-        self.credit = self.credit.clamp(-bound, bound);
+        if paced {
+            let bound = i64::from(self.config.max_credit.max(1)) * 100;
+            self.credit = self.credit.clamp(-bound, bound);
+        }
         if throttle {
             Decision::Throttle(Throttled {
                 reduction: self.reduction,
