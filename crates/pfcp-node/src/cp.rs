@@ -58,6 +58,13 @@
 //! [`CpOverloadControl::handle_timeout`] drive the table's expiry (reductions back to 0, with
 //! a log event and a counter) and advance the egress throttles.
 //!
+//! ## Layout
+//!
+//! This file holds the pipeline ([`CpOverloadControl`]: OCI/LCI intake, decisions, UP
+//! selection, expiry); `cp/throttles.rs` the per-destination Loss and egress throttles and
+//! their bounds; `cp/routing.rs` the redirection to alternate UP functions; `cp/types.rs` the
+//! value types.
+//!
 //! ## Example
 //!
 //! ```
@@ -113,7 +120,6 @@
 //! | `pfcp_up_selections_total` | `outcome` = `selected`, `none` | [`CpOverloadControl::select_up`] calls |
 
 use core::fmt;
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::Instant;
 
@@ -122,182 +128,19 @@ use pfcp_overload::{
     OverloadConfig, OverloadEvent, OverloadTable, Scope, UpSelector,
 };
 use pfcp_throttle::{
-    Classifier, ClassifierConfig, Decision, EgressConfig, EgressConfigError, EgressDecision,
-    EgressThrottle, LossConfig, LossThrottle, MessageKind, Procedure, RequestClass, RequestContext,
-    RouteList, ThrottleReason, Throttled,
+    Classifier, ClassifierConfig, EgressConfig, EgressConfigError, EgressThrottle, LossConfig,
+    LossThrottle, MessageKind, Procedure, RequestContext, RouteList, ThrottleReason, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessagePriority, MessageType};
 
+mod routing;
+mod throttles;
 mod types;
+use throttles::Throttles;
 pub use types::{
     CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason,
     ResponseOutcome,
 };
-
-#[derive(Debug, Clone)]
-struct LossEntry {
-    throttle: LossThrottle,
-    last_used: Instant,
-}
-
-#[derive(Debug, Clone)]
-struct EgressEntry {
-    throttle: EgressThrottle,
-    last_used: Instant,
-}
-
-/// The per-destination throttles, apart from the rest so that routing can borrow them while
-/// the route list is borrowed too.
-#[derive(Debug, Clone)]
-struct Throttles {
-    loss_config: LossConfig,
-    loss_mode: LossMode,
-    egress_config: Option<EgressConfig>,
-    max: usize,
-    loss: HashMap<Destination, LossEntry>,
-    egress: HashMap<NodeKey, EgressEntry>,
-}
-
-impl Throttles {
-    /// Whether `dest`'s throttles admit a request of `class`; records the decision.
-    fn admit(
-        &mut self,
-        overload: &OverloadTable,
-        dest: &Destination,
-        class: RequestClass,
-        now: Instant,
-        draw: u64,
-    ) -> Result<(), RejectReason> {
-        let reduction = overload.reduction(dest.entity, &dest.node, now);
-        let mode = self.loss_mode;
-        let entry = self.loss_entry(dest, now);
-        set_reduction(dest, &mut entry.throttle, reduction);
-        let decision = match mode {
-            LossMode::Deterministic => entry.throttle.decide(class),
-            // The low 32 bits: the routing picks use the whole draw through SplitMix64.
-            LossMode::Random => entry.throttle.decide_with_draw(class, draw as u32),
-        };
-        if let Decision::Throttle(t) = decision {
-            metrics::counter!("pfcp_requests_throttled_total", "reason" => "loss").increment(1);
-            tracing::debug!(
-                node = %dest.node,
-                entity = ?dest.entity,
-                priority = class.priority.value(),
-                exempt = class.exempt,
-                reduction = t.reduction,
-                "cp: throttled by the Loss throttle"
-            );
-            return Err(RejectReason::Loss(t));
-        }
-        if let Some(egress) = self.egress_entry(&dest.node, now) {
-            if let EgressDecision::Throttle(r) =
-                egress.decide(MessageKind::Request, class.priority, now)
-            {
-                let reason = match r {
-                    ThrottleReason::Level(_) => "egress_level",
-                    ThrottleReason::RateLimit => "egress_rate",
-                    ThrottleReason::PendingLimit => "egress_pending",
-                };
-                metrics::counter!("pfcp_requests_throttled_total", "reason" => reason).increment(1);
-                tracing::debug!(
-                    node = %dest.node,
-                    entity = ?dest.entity,
-                    priority = class.priority.value(),
-                    reason,
-                    level = egress.level(),
-                    "cp: throttled by the egress throttle"
-                );
-                return Err(RejectReason::Egress(r));
-            }
-        }
-        Ok(())
-    }
-
-    /// The Loss throttle of `dest`, created if needed (the least recently used one is dropped
-    /// when the map is full).
-    fn loss_entry(&mut self, dest: &Destination, now: Instant) -> &mut LossEntry {
-        if !self.loss.contains_key(dest) && self.loss.len() >= self.max {
-            let lru = self
-                .loss
-                .iter()
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(d, _)| d.clone());
-            if let Some(d) = lru {
-                tracing::debug!(node = %d.node, entity = ?d.entity, "cp: Loss throttle dropped (LRU)");
-                self.loss.remove(&d);
-            }
-        }
-        let config = self.loss_config;
-        let entry = self.loss.entry(dest.clone()).or_insert_with(|| LossEntry {
-            throttle: LossThrottle::new(config),
-            last_used: now,
-        });
-        entry.last_used = now;
-        entry
-    }
-
-    /// The egress throttle of UP function `node`, if egress throttling is configured.
-    fn egress_entry(&mut self, node: &NodeKey, now: Instant) -> Option<&mut EgressThrottle> {
-        let config = self.egress_config?;
-        if !self.egress.contains_key(node) {
-            if self.egress.len() >= self.max {
-                let lru = self
-                    .egress
-                    .iter()
-                    .min_by_key(|(_, e)| e.last_used)
-                    .map(|(n, _)| n.clone());
-                if let Some(n) = lru {
-                    self.egress.remove(&n);
-                }
-            }
-            // Validated by `CpOverloadControl::new`; an error cannot happen here.
-            let throttle = EgressThrottle::new(config, now).ok()?;
-            self.egress.insert(
-                node.clone(),
-                EgressEntry {
-                    throttle,
-                    last_used: now,
-                },
-            );
-        }
-        let entry = self.egress.get_mut(node)?;
-        entry.last_used = now;
-        Some(&mut entry.throttle)
-    }
-
-    /// Bring the reduction of `dest`'s Loss throttle (if it has one) up to date.
-    fn refresh(&mut self, overload: &OverloadTable, dest: &Destination, now: Instant) {
-        if let Some(e) = self.loss.get_mut(dest) {
-            set_reduction(
-                dest,
-                &mut e.throttle,
-                overload.reduction(dest.entity, &dest.node, now),
-            );
-        }
-    }
-}
-
-fn set_reduction(dest: &Destination, throttle: &mut LossThrottle, reduction: u8) {
-    let old = throttle.reduction();
-    if old != reduction {
-        tracing::info!(
-            node = %dest.node,
-            entity = ?dest.entity,
-            old,
-            reduction,
-            "cp: destination reduction changed"
-        );
-        throttle.set_reduction(reduction);
-    }
-}
-
-/// A SplitMix64 step: the draw for the `k`-th alternate from the caller's draw.
-fn mix(draw: u64, k: u64) -> u64 {
-    let mut z = draw.wrapping_add(k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// The CP function's overload-control pipeline: see the [module docs](self).
 #[derive(Debug, Clone)]
@@ -320,19 +163,13 @@ impl CpOverloadControl {
         if config.max_destinations == 0 {
             return Err(CpConfigError::MaxDestinations);
         }
+        let throttles = Throttles::new(&config);
         Ok(CpOverloadControl {
             overload: OverloadTable::new(config.overload),
             loads: LoadTable::new(config.load),
             selector: config.selector,
             classifier: Classifier::new(config.classifier),
-            throttles: Throttles {
-                loss_config: config.loss,
-                loss_mode: config.loss_mode,
-                egress_config: config.egress,
-                max: config.max_destinations,
-                loss: HashMap::new(),
-                egress: HashMap::new(),
-            },
+            throttles,
             routes: None,
             stats: CpStats::default(),
         })
@@ -384,12 +221,12 @@ impl CpOverloadControl {
 
     /// The Loss throttle of `dest`, if it has one yet.
     pub fn loss_throttle(&self, dest: &Destination) -> Option<&LossThrottle> {
-        self.throttles.loss.get(dest).map(|e| &e.throttle)
+        self.throttles.loss_throttle(dest)
     }
 
     /// The egress throttle of UP function `node`, if it has one yet.
     pub fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
-        self.throttles.egress.get(node).map(|e| &e.throttle)
+        self.throttles.egress_throttle(node)
     }
 
     /// Process the OCI and LCI of a message from the UP function `from`: a response (51, 53,
@@ -602,54 +439,6 @@ impl CpOverloadControl {
         }
     }
 
-    /// Try the alternates of the route list for a request `dest` refused.
-    fn redirect(
-        &mut self,
-        dest: &Destination,
-        class: RequestClass,
-        now: Instant,
-        draw: u64,
-    ) -> Option<Destination> {
-        let routes = self.routes.as_mut()?;
-        // Make the original UP function ineligible for this request (a route list may list
-        // it), so that it costs no forwarding attempt; its weight is restored below.
-        let skipped = routes.groups().iter().enumerate().find_map(|(g, group)| {
-            group
-                .peers()
-                .iter()
-                .position(|(p, w)| p.node == dest.node && *w > 0)
-                .and_then(|i| group.peers().get(i).map(|(_, w)| (g, i, *w)))
-        });
-        if let Some((g, i, _)) = skipped {
-            routes.set_weight_at(g, i, 0);
-        }
-        let throttles = &mut self.throttles;
-        let overload = &self.overload;
-        let mut k = 0u64;
-        let result = routes.route(draw, &mut |alt: &Destination| {
-            k += 1;
-            alt.node != dest.node
-                && throttles
-                    .admit(overload, alt, class, now, mix(draw, k))
-                    .is_ok()
-        });
-        if let Some((g, i, w)) = skipped {
-            routes.set_weight_at(g, i, w);
-        }
-        match result {
-            Ok(routed) => Some(routed.peer),
-            Err(failure) => {
-                tracing::debug!(
-                    node = %dest.node,
-                    reason = %failure.reason,
-                    attempts = failure.attempts,
-                    "cp: no alternate admitted the request"
-                );
-                None
-            }
-        }
-    }
-
     /// Select the UP function for a new session among `candidates` ([`UpSelector::select`]:
     /// weights, the LCI loads and the node-scoped overload); `draw` is a uniformly random
     /// `u64`. `None` if no candidate has a positive weight.
@@ -687,9 +476,7 @@ impl CpOverloadControl {
     /// A request admitted by `decide` towards `dest` has ended (answered, timed out after the
     /// last retransmission, or abandoned): frees its egress pending slot.
     pub fn transaction_ended(&mut self, dest: &Destination) {
-        if let Some(e) = self.throttles.egress.get_mut(&dest.node) {
-            e.throttle.on_transaction_end();
-        }
+        self.throttles.transaction_ended(&dest.node);
     }
 
     /// The next instant at which [`CpOverloadControl::handle_timeout`] has work: an overload
@@ -703,9 +490,7 @@ impl CpOverloadControl {
     pub fn handle_timeout(&mut self, now: Instant) {
         self.overload.handle_timeout(now);
         self.drain_events(now);
-        for e in self.throttles.egress.values_mut() {
-            e.throttle.handle_timeout(now);
-        }
+        self.throttles.handle_timeout(now);
     }
 
     /// Forget everything learned from UP function `node`: it restarted (new Recovery Time
@@ -714,8 +499,7 @@ impl CpOverloadControl {
     pub fn reset_peer(&mut self, node: &NodeKey) {
         self.overload.reset_peer(node);
         self.loads.reset_peer(node);
-        self.throttles.loss.retain(|d, _| &d.node != node);
-        self.throttles.egress.remove(node);
+        self.throttles.forget(node);
         // The reset event itself needs no handling; drain to keep the queue short.
         while self.overload.poll_event().is_some() {}
         metrics::counter!("pfcp_peer_resets_total").increment(1);
@@ -742,23 +526,9 @@ impl CpOverloadControl {
                 _ => {}
             }
         }
-        if expired.is_empty() {
-            return;
-        }
-        let affected: Vec<Destination> = self
-            .throttles
-            .loss
-            .keys()
-            .filter(|d| {
-                expired.iter().any(|s| match s {
-                    Scope::Entity(ip) => d.entity == Some(*ip),
-                    Scope::Node(n) => &d.node == n,
-                })
-            })
-            .cloned()
-            .collect();
-        for d in &affected {
-            self.throttles.refresh(&self.overload, d, now);
+        if !expired.is_empty() {
+            self.throttles
+                .refresh_expired(&self.overload, &expired, now);
         }
     }
 }

@@ -1,7 +1,17 @@
 //! The load generator's results: per class and per request tallies, latency percentiles,
 //! per-UP counts, and their text and JSON renderings.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use pfcp_wire::Cause;
+use serde::Serialize;
+
+use super::requests::STEPS;
+use super::sessions::{State, Tally};
+use super::{CpArgs, Ctx, LossPacing};
 
 /// Latency percentiles of successful transactions, in milliseconds (`None` without any).
 #[derive(Debug, Clone, Copy, Default, Serialize)]
@@ -63,6 +73,8 @@ pub struct Summary {
     pub offered_rate: f64,
     /// `--mix`.
     pub mix: String,
+    /// `--loss-mode`: `priority` or `exact`.
+    pub loss_mode: LossPacing,
     /// Totals over every class and request type.
     #[serde(flatten)]
     pub total: Tally,
@@ -139,6 +151,7 @@ impl Summary {
                 0.0
             },
             mix: args.mix.clone(),
+            loss_mode: args.loss_mode,
             total: st.total,
             redirect_decisions: redirects,
             rejected_by_cause: st
@@ -185,8 +198,12 @@ impl Summary {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "pfcp cp: {:.1} s, {} requests/s offered ({} targeted), mix {}",
-            self.duration_secs, self.offered_rate, self.target_rate, self.mix
+            "pfcp cp: {:.1} s, {} requests/s offered ({} targeted), mix {}, loss mode {}",
+            self.duration_secs,
+            self.offered_rate,
+            self.target_rate,
+            self.mix,
+            self.loss_mode.name()
         );
         let _ = writeln!(
             s,
@@ -279,5 +296,21 @@ impl Summary {
             );
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_percentiles() {
+        let v: Vec<u32> = (1..=100).map(|i| i * 1000).collect();
+        let l = Latency::of(&v);
+        assert_eq!(
+            (l.p50, l.p90, l.p99, l.max),
+            (Some(50.0), Some(90.0), Some(99.0), Some(100.0))
+        );
+        assert_eq!(Latency::of(&[]).p50, None);
     }
 }

@@ -1,0 +1,127 @@
+//! The command line of `pfcp cp`: [`CpArgs`], the choice of Loss pacing ([`LossPacing`]) and
+//! the checks clap cannot express.
+//!
+//! The overload-control flags select how the CP's Loss throttles (TS 29.244 clause 6.2.4.4)
+//! treat priorities (clause 6.2.4.5.1); the module docs of [`crate::cp`] explain each.
+
+use std::net::SocketAddr;
+
+use clap::ValueEnum;
+
+/// Arguments of `pfcp cp`.
+#[derive(Debug, clap::Args)]
+pub struct CpArgs {
+    /// A UP function to load (repeat for several: new sessions go round-robin over them).
+    #[arg(long = "up", value_name = "ADDR", required = true)]
+    pub ups: Vec<SocketAddr>,
+    /// Local address to bind (default: any port on all addresses of the first UP's family).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+    /// This CP function's Node ID: an IP address or an FQDN.
+    #[arg(long, default_value = "smf1.example.net", value_name = "ID")]
+    pub node_id: String,
+    /// Requests offered per second (establishments, modifications and deletions together).
+    #[arg(long, default_value_t = 1000.0, value_name = "PER_SEC")]
+    pub rate: f64,
+    /// Session slots: at most this many sessions exist at once.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub sessions: usize,
+    /// Session Modification Requests per session, between its establishment and deletion.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub modifications: u32,
+    /// Priority classes of new sessions and their weights: CLASS=WEIGHT,... where CLASS is
+    /// emergency, emps, arp1 to arp15 (ARP priority level), lap (low access priority) or none.
+    #[arg(
+        long,
+        default_value = "emergency=5,arp2=25,arp12=70",
+        value_name = "MIX"
+    )]
+    pub mix: String,
+    /// How long to offer load; the outstanding requests are then waited for.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub duration_secs: u64,
+    /// Redirect throttled Session Establishment Requests to the other UP functions given
+    /// with --up (in that order of preference).
+    #[arg(long)]
+    pub redirect: bool,
+    /// Never throttle emergency and eMPS requests, even when a UP function's reduction cannot
+    /// be reached without them (a regional rule). By default they are throttled last, only
+    /// when the rest cannot make up the reduction (TS 29.244 clause 6.2.4.5.1).
+    #[arg(long)]
+    pub never_throttle_exempt: bool,
+    /// How the CP's Loss throttles pick the requests they drop to meet a UP function's
+    /// reduction (TS 29.244 clause 6.2.4.4): by priority, or exactly over every short window
+    /// but blind to priority (the two exclude each other).
+    #[arg(long, value_enum, default_value_t = LossPacing::Priority, value_name = "MODE")]
+    pub loss_mode: LossPacing,
+    /// Most requests waiting for their response; an offer beyond is skipped and counted.
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub max_outstanding: usize,
+    /// Retransmission timer T1, in milliseconds.
+    #[arg(long, default_value_t = 3000, value_name = "MS")]
+    pub t1_ms: u64,
+    /// Retransmissions N1 before a request times out.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub n1: u32,
+    /// Seed of the class draws.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Also print the summary as one JSON object on stdout (the text summary goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--loss-mode`: what the CP's Loss throttles favour when a drop is due.
+///
+/// A due drop can only go to a request that arrives, so priority order and exactness over
+/// every short window are alternatives, not a combination (`docs/throttle.md`). `Exact` sets
+/// [`pfcp_throttle::LossConfig::exact_window`]. (The variants' docs are the help text.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossPacing {
+    /// Lowest priority first, emergency and eMPS last (clause 6.2.4.5.1); a short window may
+    /// lag its target by a few requests.
+    #[default]
+    Priority,
+    /// Every window of 100 requests or more within one percentage point of the reduction,
+    /// whatever the mix; blind to priority among non-exempt requests (each class sheds about
+    /// the same share), emergency and eMPS requests never throttled.
+    Exact,
+}
+
+impl LossPacing {
+    /// Whether the Loss throttles run window-exact.
+    pub fn is_exact(self) -> bool {
+        self == LossPacing::Exact
+    }
+
+    /// Its value on the command line (and in the summary).
+    pub fn name(self) -> &'static str {
+        match self {
+            LossPacing::Priority => "priority",
+            LossPacing::Exact => "exact",
+        }
+    }
+}
+
+impl CpArgs {
+    /// The checks clap cannot express; the message names the flag.
+    pub(super) fn check(&self) -> Result<(), String> {
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return Err("--rate must be a positive number of requests per second".into());
+        }
+        if self.sessions == 0 {
+            return Err("--sessions must be at least 1".into());
+        }
+        if self.duration_secs == 0 {
+            return Err("--duration-secs must be at least 1".into());
+        }
+        if !(1..=1_000_000).contains(&self.max_outstanding) {
+            return Err("--max-outstanding must be between 1 and 1000000".into());
+        }
+        if self.t1_ms == 0 {
+            return Err("--t1-ms must be at least 1".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,92 @@
+//! The pacer and the transactions: requests offered at `--rate` on a 1 ms tick, each run as
+//! its own task through the endpoint's overload control, and its outcome settled in the
+//! shared [`State`].
+//!
+//! An offer that finds no room (`--max-outstanding` requests waiting, or every session slot
+//! busy) is skipped and counted, never delayed, so that the offered rate stays the one asked
+//! for: the reduction of TS 29.244 clause 6.2.4.4 is a share of the requests the
+//! CP function would otherwise send, so the offered load must not bend to the throttling.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pfcp_node::Error as NodeError;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::requests::build_request;
+use super::sessions::{lock, State, Work};
+use super::Ctx;
+use crate::now;
+
+/// Offer requests at `rate` for `duration` (or until interrupted); how long it offered.
+pub(super) async fn offer(
+    ctx: &Arc<Ctx>,
+    state: &Arc<Mutex<State>>,
+    permits: &Arc<Semaphore>,
+    rate: f64,
+    duration: Duration,
+) -> Duration {
+    let interrupted = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(interrupted);
+    let start = now();
+    let mut issued: u64 = 0;
+    let mut ticks = tokio::time::interval(Duration::from_millis(1));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = &mut interrupted => {
+                eprintln!("pfcp cp: interrupted");
+                break;
+            }
+            _ = ticks.tick() => {}
+        }
+        let elapsed = now().duration_since(start);
+        if elapsed >= duration {
+            break;
+        }
+        let due = (elapsed.as_secs_f64() * rate) as u64;
+        while issued < due {
+            issued += 1;
+            let Ok(permit) = permits.clone().try_acquire_owned() else {
+                lock(state).skipped_outstanding += 1;
+                continue;
+            };
+            let work = {
+                let mut st = lock(state);
+                let work = st.next_work(ctx);
+                if work.is_none() {
+                    st.skipped_no_session += 1;
+                }
+                work
+            };
+            if let Some(work) = work {
+                tokio::spawn(transact(ctx.clone(), state.clone(), work, permit));
+            }
+        }
+    }
+    now().duration_since(start).min(duration)
+}
+
+/// One request and its outcome.
+async fn transact(
+    ctx: Arc<Ctx>,
+    state: Arc<Mutex<State>>,
+    work: Work,
+    _permit: OwnedSemaphorePermit,
+) {
+    let started = now();
+    let result = match build_request(work.step, &work.session, &ctx.node_ie, ctx.fseid_ip) {
+        Ok((header, ies)) => {
+            ctx.endpoint
+                .request_with(work.addr, header, ies, work.profile.clone())
+                .await
+        }
+        Err(e) => Err(NodeError::Encode(e)),
+    };
+    let latency = now().duration_since(started);
+    lock(&state).settle(&ctx, &work, result, latency);
+}

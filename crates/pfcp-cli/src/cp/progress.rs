@@ -1,0 +1,64 @@
+//! What `pfcp cp` prints while it runs: one progress line per second on stderr (the rates
+//! of the last second, the requests outstanding and each UP function's last Overload
+//! Reduction Metric, TS 29.244 clause 6.2.4.3), and the association changes the endpoint
+//! reports.
+
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pfcp_node::PeerEvent;
+use tokio::sync::mpsc;
+
+use super::sessions::{lock, State, Tally};
+use super::Ctx;
+use crate::now;
+
+/// A progress line per second.
+pub(super) async fn report_progress(
+    ctx: Arc<Ctx>,
+    state: Arc<Mutex<State>>,
+    start: tokio::time::Instant,
+) {
+    let second = Duration::from_secs(1);
+    let mut ticks = tokio::time::interval_at(start + second, second);
+    let mut last = Tally::default();
+    loop {
+        ticks.tick().await;
+        let (t, outstanding, per_up) = {
+            let st = lock(&state);
+            (st.total, st.outstanding, st.per_up.clone())
+        };
+        let mut line = format!(
+            "pfcp cp: [{:>4}s] offered {:>6}/s | sent {:>6} | throttled {:>6} | redirected {:>5} | \
+             succeeded {:>6} | rejected {:>5} | timed out {:>4} | outstanding {:>5} | OCI",
+            now().duration_since(start).as_secs(),
+            t.offered - last.offered,
+            t.sent - last.sent,
+            t.throttled - last.throttled,
+            t.redirected - last.redirected,
+            t.succeeded - last.succeeded,
+            t.rejected - last.rejected,
+            t.timed_out - last.timed_out,
+            outstanding,
+        );
+        for (up, tally) in ctx.ups.iter().zip(&per_up) {
+            let _ = match tally.last_oci {
+                Some(m) => write!(line, " {} {m}%", up.node),
+                None => write!(line, " {} -", up.node),
+            };
+        }
+        eprintln!("{line}");
+        last = t;
+    }
+}
+
+/// Print association changes during the run.
+pub(super) async fn report_events(mut events: mpsc::Receiver<PeerEvent>) {
+    while let Some(e) = events.recv().await {
+        match e {
+            PeerEvent::Associated { .. } => {}
+            other => eprintln!("pfcp cp: {other:?}"),
+        }
+    }
+}

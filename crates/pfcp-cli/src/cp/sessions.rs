@@ -1,0 +1,316 @@
+//! The sessions the load generator drives and what it counts: the slots, the queue of
+//! pending steps, and the outcome of every request ([`Tally`]) per class, per request type
+//! and per UP function.
+//!
+//! A request the CP's overload control refuses is counted as throttled, never sent: it failed
+//! locally with cause 74 as though the UP had rejected it (TS 29.244 clause 6.2.4.4). A
+//! Session Establishment answered by another UP function than the one asked was redirected.
+//! Requests on an established session name its PFCP entity (the UP F-SEID address), the
+//! scope of an entity OCI (clause 6.2.4.3.1).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use pfcp_node::{Error as NodeError, RequestProfile};
+use pfcp_overload::NodeKey;
+use pfcp_wire::Message;
+use serde::Serialize;
+
+use super::mix::{pick, splitmix};
+use super::requests::Step;
+use super::Ctx;
+
+/// Outcome counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Requests offered to the endpoint.
+    pub offered: u64,
+    /// Sent to a UP function (answered, or timed out).
+    pub sent: u64,
+    /// Not sent: refused by the CP's overload control (cause 74, locally).
+    pub throttled: u64,
+    /// Answered by a UP function other than the one asked (Session Establishment only).
+    pub redirected: u64,
+    /// Answered with an acceptance cause.
+    pub succeeded: u64,
+    /// Answered with a rejection cause.
+    pub rejected: u64,
+    /// No response after N1 retransmissions.
+    pub timed_out: u64,
+    /// Failed otherwise (undecodable response, local error).
+    pub errors: u64,
+}
+
+/// One session slot.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Slot {
+    pub(super) class: usize,
+    /// The UP function (index in `--up`) holding the session, or asked to.
+    pub(super) up: usize,
+    pub(super) cp_seid: u64,
+    pub(super) up_seid: u64,
+    pub(super) entity: Option<IpAddr>,
+    pub(super) modifications_left: u32,
+}
+
+/// What the UP functions sent.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct UpTally {
+    pub(super) answered: u64,
+    pub(super) ocis: u64,
+    pub(super) last_oci: Option<u8>,
+}
+
+/// A request to make.
+#[derive(Debug)]
+pub(super) struct Work {
+    slot: usize,
+    pub(super) step: Step,
+    pub(super) session: Slot,
+    pub(super) addr: SocketAddr,
+    pub(super) profile: RequestProfile,
+}
+
+/// Everything the pacer, the transactions and the progress lines share.
+#[derive(Debug)]
+pub(super) struct State {
+    pub(super) total: Tally,
+    pub(super) by_class: Vec<Tally>,
+    pub(super) by_step: [Tally; 3],
+    pub(super) by_class_step: Vec<[Tally; 3]>,
+    pub(super) rejected_by_cause: BTreeMap<u8, u64>,
+    pub(super) errors_by_kind: BTreeMap<String, u64>,
+    pub(super) skipped_outstanding: u64,
+    pub(super) skipped_no_session: u64,
+    pub(super) latencies_us: Vec<u32>,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    ready: VecDeque<(usize, Step)>,
+    rng: u64,
+    next_cp_seid: u64,
+    next_up: usize,
+    pub(super) established: u64,
+    pub(super) deleted: u64,
+    pub(super) per_up: Vec<UpTally>,
+    pub(super) outstanding: u64,
+    pub(super) stopping: bool,
+}
+
+/// Most latency samples kept (40 MB).
+const MAX_SAMPLES: usize = 10_000_000;
+
+impl State {
+    pub(super) fn new(sessions: usize, classes: usize, ups: usize, seed: u64) -> Self {
+        State {
+            total: Tally::default(),
+            by_class: vec![Tally::default(); classes],
+            by_step: [Tally::default(); 3],
+            by_class_step: vec![[Tally::default(); 3]; classes],
+            rejected_by_cause: BTreeMap::new(),
+            errors_by_kind: BTreeMap::new(),
+            skipped_outstanding: 0,
+            skipped_no_session: 0,
+            latencies_us: Vec::new(),
+            slots: vec![Slot::default(); sessions],
+            free: (0..sessions).rev().collect(),
+            ready: VecDeque::new(),
+            rng: seed,
+            next_cp_seid: 1,
+            next_up: 0,
+            established: 0,
+            deleted: 0,
+            per_up: vec![UpTally::default(); ups],
+            outstanding: 0,
+            stopping: false,
+        }
+    }
+
+    fn record(&mut self, class: usize, step: Step, f: impl Fn(&mut Tally)) {
+        f(&mut self.total);
+        if let Some(t) = self.by_class.get_mut(class) {
+            f(t);
+        }
+        if let Some(t) = self.by_step.get_mut(step.index()) {
+            f(t);
+        }
+        if let Some(t) = self
+            .by_class_step
+            .get_mut(class)
+            .and_then(|steps| steps.get_mut(step.index()))
+        {
+            f(t);
+        }
+    }
+
+    /// The next request: a pending step of a session, else a new session's establishment.
+    pub(super) fn next_work(&mut self, ctx: &Ctx) -> Option<Work> {
+        let (slot, step) = match self.ready.pop_front() {
+            Some(next) => next,
+            None => {
+                let slot = self.free.pop()?;
+                let class = pick(&ctx.classes, splitmix(&mut self.rng));
+                let up = self.next_up % ctx.ups.len().max(1);
+                self.next_up = self.next_up.wrapping_add(1);
+                let cp_seid = self.next_cp_seid;
+                self.next_cp_seid += 1;
+                if let Some(s) = self.slots.get_mut(slot) {
+                    *s = Slot {
+                        class,
+                        up,
+                        cp_seid,
+                        up_seid: 0,
+                        entity: None,
+                        modifications_left: ctx.modifications,
+                    };
+                }
+                (slot, Step::Establish)
+            }
+        };
+        let session = *self.slots.get(slot)?;
+        let addr = ctx.ups.get(session.up)?.addr;
+        let class = ctx.classes.get(session.class)?;
+        let mut profile = class.profile.clone();
+        match step {
+            Step::Establish => profile = profile.with_redirect(ctx.redirect),
+            Step::Modify | Step::Delete => {
+                profile.established = true;
+                if let Some(ip) = session.entity {
+                    profile = profile.with_entity(ip);
+                }
+            }
+        }
+        self.record(session.class, step, |t| t.offered += 1);
+        self.outstanding += 1;
+        Some(Work {
+            slot,
+            step,
+            session,
+            addr,
+            profile,
+        })
+    }
+
+    /// Count the result of `w` and schedule the session's next step.
+    pub(super) fn settle(
+        &mut self,
+        ctx: &Ctx,
+        w: &Work,
+        result: Result<Bytes, NodeError>,
+        latency: Duration,
+    ) {
+        self.outstanding = self.outstanding.saturating_sub(1);
+        let (class, step) = (w.session.class, w.step);
+        let mut holder = w.session.up;
+        let mut accepted = false;
+        let mut up_fseid = None;
+        match result {
+            Ok(bytes) => match Message::decode(&bytes) {
+                Ok(msg) => {
+                    self.record(class, step, |t| t.sent += 1);
+                    if step == Step::Establish {
+                        if let Some(i) = msg
+                            .node_id()
+                            .ok()
+                            .flatten()
+                            .and_then(|n| ctx.index_of.get(&NodeKey::from_node_id(&n)).copied())
+                        {
+                            holder = i;
+                        }
+                        if holder != w.session.up {
+                            self.record(class, step, |t| t.redirected += 1);
+                        }
+                    }
+                    if let Some(u) = self.per_up.get_mut(holder) {
+                        u.answered += 1;
+                        if let Ok(Some(oci)) = msg.overload_control_information() {
+                            u.ocis += 1;
+                            u.last_oci = Some(oci.metric.percent());
+                        }
+                    }
+                    match msg.cause().ok().flatten() {
+                        Some(c) if c.is_acceptance() == Some(true) => {
+                            accepted = true;
+                            self.record(class, step, |t| t.succeeded += 1);
+                            if self.latencies_us.len() < MAX_SAMPLES {
+                                let us = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
+                                self.latencies_us.push(us);
+                            }
+                            up_fseid = msg.f_seid().ok().flatten();
+                        }
+                        cause => {
+                            self.record(class, step, |t| t.rejected += 1);
+                            let code = cause.map_or(0, |c| c.0);
+                            *self.rejected_by_cause.entry(code).or_default() += 1;
+                        }
+                    }
+                }
+                Err(_) => {
+                    self.record(class, step, |t| {
+                        t.sent += 1;
+                        t.errors += 1;
+                    });
+                    *self
+                        .errors_by_kind
+                        .entry("undecodable response".into())
+                        .or_default() += 1;
+                }
+            },
+            Err(NodeError::Throttled { .. }) => self.record(class, step, |t| t.throttled += 1),
+            Err(NodeError::Timeout { .. }) => self.record(class, step, |t| {
+                t.sent += 1;
+                t.timed_out += 1;
+            }),
+            Err(e) => {
+                self.record(class, step, |t| t.errors += 1);
+                *self.errors_by_kind.entry(e.to_string()).or_default() += 1;
+            }
+        }
+        if self.stopping {
+            return;
+        }
+        let Some(slot) = self.slots.get_mut(w.slot) else {
+            return;
+        };
+        let next = match step {
+            Step::Establish => match up_fseid {
+                Some(f) if accepted => {
+                    slot.up = holder;
+                    slot.up_seid = f.seid;
+                    slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
+                    self.established += 1;
+                    Some(if slot.modifications_left > 0 {
+                        Step::Modify
+                    } else {
+                        Step::Delete
+                    })
+                }
+                _ => None,
+            },
+            Step::Modify => {
+                slot.modifications_left = slot.modifications_left.saturating_sub(1);
+                Some(if accepted && slot.modifications_left > 0 {
+                    Step::Modify
+                } else {
+                    Step::Delete
+                })
+            }
+            Step::Delete => {
+                if accepted {
+                    self.deleted += 1;
+                }
+                None
+            }
+        };
+        match next {
+            Some(s) => self.ready.push_back((w.slot, s)),
+            None => self.free.push(w.slot),
+        }
+    }
+}
+
+pub(super) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
