@@ -6,10 +6,14 @@
 //! * `heartbeat`: a CP `Endpoint` sends Heartbeat Requests (`Endpoint::heartbeat`) to a UP
 //!   `Endpoint`, which answers them itself (16-octet request, 16-octet response);
 //! * `establishment`: after an association, the CP sends Session Establishment Requests
-//!   (`Endpoint::request`, the minimal request of `tests/loopback.rs`) and the UP's application
-//!   task answers each one (decode, read the CP F-SEID, build an accepted response with Node
-//!   ID, Cause and UP F-SEID), like `tests/loopback.rs`; the CP decodes every response and
-//!   counts anything but Request accepted as an error;
+//!   (`Endpoint::request`, the minimal request of `tests/loopback.rs`) and the UP's
+//!   [`RequestHandler`](pfcp_node::endpoint::RequestHandler) answers each one inside the UP
+//!   endpoint's task (read the CP F-SEID of the decoded request, build an accepted response
+//!   with Node ID, Cause and UP F-SEID), like `tests/loopback.rs`; the CP decodes every
+//!   response and counts anything but Request accepted as an error;
+//! * `establishment-channel`: the same, answered by an application task that reads the
+//!   incoming channel and responds through `Incoming::respond` (decoding the request itself),
+//!   the endpoint's other way to serve requests;
 //! * `echo` (the peer): a client socket keeps K datagrams of the request's size in flight and
 //!   sends a new one per datagram received; a server socket echoes every datagram
 //!   (`recv_from`/`send_to`, one task each). No PFCP work: the loopback floor.
@@ -35,8 +39,10 @@
 //! Environment: `PFCP_BENCH_SECS` (window, default 2), `PFCP_BENCH_WARMUP` (default 0.3),
 //! `PFCP_BENCH_REPS` (default 5), `PFCP_BENCH_K` (default `1,32`), `PFCP_BENCH_FLAVOUR`
 //! (`current` (default): a current-thread runtime; `multi`: multi-thread with 2 workers;
-//! `both`), `PFCP_BENCH_DEFAULT_GUARD=1`; for profiling one side, `PFCP_BENCH_MSG`
-//! (`heartbeat` or `establishment`) and `PFCP_BENCH_ONLY` (`echo` or `endpoint`).
+//! `both`), `PFCP_BENCH_DEFAULT_GUARD=1`, `PFCP_BENCH_CACHE` (the UP's response cache size;
+//! default the endpoint's 65 536, which this load keeps full and evicting); for profiling one
+//! side, `PFCP_BENCH_MSG` (`heartbeat`, `establishment` or `establishment-channel`) and
+//! `PFCP_BENCH_ONLY` (`echo` or `endpoint`).
 
 use std::fmt;
 use std::io;
@@ -46,7 +52,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use pfcp_node::{Endpoint, EndpointConfig, GuardConfig, Incoming, LocalNode, TransactionConfig};
+use pfcp_node::endpoint::{HandlerReply, RequestView};
+use pfcp_node::{Endpoint, EndpointConfig, GuardConfig, LocalNode, TransactionConfig};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
@@ -84,7 +91,10 @@ impl fmt::Display for Flavour {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scenario {
     Heartbeat,
+    /// Answered by the UP's request handler.
     Establishment,
+    /// Answered by a UP application task through the incoming channel.
+    EstablishmentChannel,
 }
 
 impl fmt::Display for Scenario {
@@ -92,6 +102,7 @@ impl fmt::Display for Scenario {
         f.write_str(match self {
             Scenario::Heartbeat => "heartbeat",
             Scenario::Establishment => "establishment",
+            Scenario::EstablishmentChannel => "establishment-channel",
         })
     }
 }
@@ -118,6 +129,8 @@ struct Settings {
     ks: Vec<usize>,
     flavours: Vec<Flavour>,
     default_guard: bool,
+    /// Response cache size (`PFCP_BENCH_CACHE`), if not the default.
+    cache: Option<usize>,
     /// Only these scenarios (`PFCP_BENCH_MSG`), for profiling.
     scenarios: Vec<Scenario>,
     /// Only these variants (`PFCP_BENCH_ONLY`), for profiling.
@@ -157,10 +170,18 @@ impl Settings {
             ks: if ks.is_empty() { vec![1, 32] } else { ks },
             flavours,
             default_guard: std::env::var("PFCP_BENCH_DEFAULT_GUARD").is_ok_and(|v| v == "1"),
+            cache: std::env::var("PFCP_BENCH_CACHE")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             scenarios: match std::env::var("PFCP_BENCH_MSG").as_deref() {
                 Ok("heartbeat") => vec![Scenario::Heartbeat],
                 Ok("establishment") => vec![Scenario::Establishment],
-                _ => vec![Scenario::Heartbeat, Scenario::Establishment],
+                Ok("establishment-channel") => vec![Scenario::EstablishmentChannel],
+                _ => vec![
+                    Scenario::Heartbeat,
+                    Scenario::Establishment,
+                    Scenario::EstablishmentChannel,
+                ],
             },
             variants: match std::env::var("PFCP_BENCH_ONLY").as_deref() {
                 Ok("echo") => vec![Variant::Echo],
@@ -279,8 +300,12 @@ async fn echo(size: usize, k: usize, settings: &Settings) -> io::Result<Sample> 
 }
 
 fn endpoint_config(local: LocalNode, settings: &Settings) -> EndpointConfig {
+    let mut transactions = TransactionConfig::default();
+    if let Some(n) = settings.cache {
+        transactions = transactions.with_max_cached_responses(n);
+    }
     let mut c = EndpointConfig::new(local)
-        .with_transactions(TransactionConfig::default())
+        .with_transactions(transactions)
         .with_heartbeat_interval(None);
     if !settings.default_guard {
         c = c.with_guard(GuardConfig::default().with_rate(1e12).with_burst(1e12));
@@ -312,8 +337,7 @@ fn establishment_len() -> usize {
 }
 
 /// The UP application's answer: Request accepted, UP F-SEID 0x55 (as in tests/loopback.rs).
-fn answer(req: &Incoming) -> Option<Bytes> {
-    let msg = req.message().ok()?;
+fn answer(msg: &Message<'_>) -> Option<Bytes> {
     let cp_seid = msg.f_seid().ok()??.seid;
     let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
         .with_seid(cp_seid)
@@ -334,17 +358,32 @@ fn answer(req: &Incoming) -> Option<Bytes> {
 
 /// A CP endpoint and a UP endpoint, K client tasks on the CP handle.
 async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Result<Sample> {
-    let (up, mut up_ch) = Endpoint::bind(endpoint_config(up_node(), settings), local()).await?;
-    let (cp, cp_ch) = Endpoint::bind(endpoint_config(cp_node(), settings), local()).await?;
-    let to = up.local_addr();
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
-    if scenario == Scenario::Establishment {
+    let up_config = endpoint_config(up_node(), settings);
+    let (up, mut up_ch) = if scenario == Scenario::Establishment {
+        let e = errors.clone();
+        let handler = move |req: &RequestView<'_>| match answer(req.message()) {
+            Some(r) => HandlerReply::Respond(r),
+            None => {
+                e.fetch_add(1, Ordering::Relaxed);
+                HandlerReply::Reject(Cause::REQUEST_REJECTED)
+            }
+        };
+        Endpoint::bind_with_handler(up_config, local(), handler).await?
+    } else {
+        Endpoint::bind(up_config, local()).await?
+    };
+    let (cp, cp_ch) = Endpoint::bind(endpoint_config(cp_node(), settings), local()).await?;
+    let to = up.local_addr();
+    if scenario != Scenario::Heartbeat {
         cp.associate(to).await.map_err(io::Error::other)?;
+    }
+    if scenario == Scenario::EstablishmentChannel {
         let e = errors.clone();
         tokio::spawn(async move {
             while let Some(req) = up_ch.incoming.recv().await {
-                match answer(&req) {
+                match req.message().ok().as_ref().and_then(answer) {
                     Some(r) => {
                         let _ = req.respond(r).await;
                     }
@@ -368,7 +407,7 @@ async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Res
             loop {
                 let ok = match scenario {
                     Scenario::Heartbeat => cp.heartbeat(to).await.is_ok(),
-                    Scenario::Establishment => {
+                    Scenario::Establishment | Scenario::EstablishmentChannel => {
                         let header =
                             Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
                         match cp.request(to, header, ies.clone()).await {
@@ -407,7 +446,7 @@ fn measure(
     let rt = runtime(flavour)?;
     let size = match scenario {
         Scenario::Heartbeat => HEARTBEAT_LEN,
-        Scenario::Establishment => establishment_len(),
+        Scenario::Establishment | Scenario::EstablishmentChannel => establishment_len(),
     };
     let sample = rt.block_on(async {
         match variant {
@@ -455,7 +494,7 @@ fn main() -> io::Result<()> {
     let settings = Settings::from_env();
     println!(
         "# pfcp-node endpoint vs tokio UDP echo: window {:.1} s, warm-up {:.1} s, {} repetitions, \
-         K = {:?}, guard {}, nproc {}, loadavg before {}",
+         K = {:?}, guard {}, response cache {}, nproc {}, loadavg before {}",
         settings.window.as_secs_f64(),
         settings.warmup.as_secs_f64(),
         settings.reps,
@@ -465,6 +504,9 @@ fn main() -> io::Result<()> {
         } else {
             "open"
         },
+        settings
+            .cache
+            .map_or_else(|| "default".to_owned(), |n| n.to_string()),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         loadavg(),
     );

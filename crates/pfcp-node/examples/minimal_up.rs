@@ -9,10 +9,16 @@
 //! session requests by message priority and serves them at the configured rate (self-
 //! protection), rejects what does not fit with cause 74 "PFCP entity in congestion", and
 //! appends its Overload Control Information (OCI) to the responses while it is overloaded.
-//! This program only answers the Session Establishment Requests it is handed.
+//! This program only answers the Session Establishment Requests it is handed, in a
+//! [`RequestHandler`](pfcp_node::endpoint::RequestHandler): a function the endpoint calls in
+//! its own task, so a request costs no hop through a channel to another task. Requests the
+//! handler does not answer ([`HandlerReply::Defer`]) come through the incoming channel, for
+//! work that has to wait (a real UPF would program its forwarding plane there).
 
 use std::net::Ipv4Addr;
 
+use bytes::Bytes;
+use pfcp_node::endpoint::{HandlerReply, RequestView};
 use pfcp_node::{AdmissionConfig, Endpoint, EndpointConfig, LocalNode};
 use pfcp_overload::{NodeKey, ReporterConfig};
 use pfcp_wire::encode::MessageBuilder;
@@ -21,7 +27,57 @@ use pfcp_wire::{Cause, Header, MessageType};
 
 const NODE_ID: &str = "upf1.example.net";
 
-#[tokio::main]
+/// The UP function's session state: here only the next UP SEID to hand out.
+struct Sessions {
+    next_up_seid: u64,
+}
+
+impl Sessions {
+    /// Answer one request the endpoint has admitted (decoded, validated, from an associated
+    /// CP function, highest priority first, at the service rate).
+    fn handle(&mut self, request: &RequestView<'_>) -> HandlerReply {
+        let msg = request.message();
+        if msg.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
+            // A real UPF also handles Modification, Deletion, ... (here or in a task).
+            return HandlerReply::Defer;
+        }
+        match self.establish(request) {
+            Some(response) => HandlerReply::Respond(response),
+            // The endpoint builds the rejection (Cause, Node ID, the CP's SEID).
+            None => HandlerReply::Reject(Cause::REQUEST_REJECTED),
+        }
+    }
+
+    /// Header: the CP's SEID (from its CP F-SEID), the request's sequence number and
+    /// priority. Body: our Node ID, "Request accepted" and our F-SEID for the session.
+    fn establish(&mut self, request: &RequestView<'_>) -> Option<Bytes> {
+        let msg = request.message();
+        let cp_seid = msg.f_seid().ok().flatten()?.seid;
+        let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+            .with_seid(cp_seid)
+            .with_sequence(request.sequence());
+        if let Some(priority) = msg.header().priority {
+            header = header.with_priority(priority);
+        }
+        let response = MessageBuilder::new(header)
+            .ie(NodeId::Fqdn(Fqdn::from_dotted(NODE_ID).ok()?))
+            .ie(Cause::REQUEST_ACCEPTED)
+            .ie(FSeid {
+                seid: self.next_up_seid,
+                ipv4: Some(Ipv4Addr::LOCALHOST),
+                ipv6: None,
+            });
+        self.next_up_seid += 1;
+        let mut bytes = vec![0; response.encoded_len()];
+        response.encode_into(&mut bytes).ok()?;
+        // The endpoint adds the OCI/LCI if due, and keeps the response for retransmissions.
+        Some(bytes.into())
+    }
+}
+
+// One thread: the endpoint task and the application hand over without cross-thread wake-ups
+// (`docs/benchmarks.md`, pfcp-node).
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let me = NodeKey::fqdn(NODE_ID);
     // Self-protection: 100 requests served per second, at most 64 waiting. The OCIs are
@@ -33,38 +89,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The Recovery Time Stamp tells peers when this node (re)started: fixed here for brevity.
     let local = LocalNode::up(me, RecoveryTimeStamp(0xE8F4_A2B0));
     let config = EndpointConfig::new(local).with_admission(admission);
-    let (_endpoint, mut channels) = Endpoint::bind(config, "127.0.0.1:8805".parse()?).await?;
+    let mut sessions = Sessions { next_up_seid: 1 };
+    let handler = move |request: &RequestView<'_>| sessions.handle(request);
+    let (_endpoint, mut channels) =
+        Endpoint::bind_with_handler(config, "127.0.0.1:8805".parse()?, handler).await?;
     println!("UP function {NODE_ID} listening on 127.0.0.1:8805 (100 requests/s)");
 
-    let mut next_up_seid = 1;
-    // The requests admission let through, highest priority first, at the service rate.
+    // What the handler deferred. Holding `channels` (and `_endpoint`) keeps the endpoint up.
     while let Some(request) = channels.incoming.recv().await {
-        let Ok(msg) = request.message() else { continue };
-        if msg.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
-            continue; // A real UPF also handles Modification, Deletion, ... here.
-        }
-        // Header: the CP's SEID (from its CP F-SEID), the request's sequence number and
-        // priority. Body: our Node ID, "Request accepted" and our F-SEID for the session.
-        let cp_seid = msg.f_seid().ok().flatten().map_or(0, |f| f.seid);
-        let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-            .with_seid(cp_seid)
-            .with_sequence(msg.header().sequence);
-        if let Some(priority) = msg.header().priority {
-            header = header.with_priority(priority);
-        }
-        let response = MessageBuilder::new(header)
-            .ie(NodeId::Fqdn(Fqdn::from_dotted(NODE_ID)?))
-            .ie(Cause::REQUEST_ACCEPTED)
-            .ie(FSeid {
-                seid: next_up_seid,
-                ipv4: Some(Ipv4Addr::LOCALHOST),
-                ipv6: None,
-            });
-        next_up_seid += 1;
-        let mut bytes = vec![0; response.encoded_len()];
-        response.encode_into(&mut bytes)?;
-        // The endpoint adds the OCI/LCI if due, and keeps the response for retransmissions.
-        request.respond(bytes.into()).await?;
+        let msg = request.message()?;
+        println!(
+            "{} from {}: not handled in this example",
+            msg.message_type(),
+            request.peer
+        );
     }
     Ok(())
 }

@@ -62,6 +62,32 @@
 //! Response the OCI carries AOCI (clause 8.2.76; the reporter sets it).
 //! [`UpAdmission::build_rejection`] encodes the cause-74 response.
 //!
+//! ## Overflow OCI
+//!
+//! The reporter has no metric before the first control interval closes, and publishes none
+//! while its last measurement said "not overloaded"; yet the queue may already be refusing
+//! requests (a burst at start-up, or a sudden one). A UP function in overload should tell its
+//! CP functions by how much to reduce (clause 6.2.4.3.1), and a cause-74 rejection without an
+//! OCI tells them nothing. So while the reporter's metric is 0, [`UpAdmission::oci_for`] gives
+//! a refusal (called with cause 74) towards a peer with OVRL an *overflow OCI* derived from the
+//! queue itself:
+//!
+//! * Metric: the share of the requests offered since the episode began (the start of the
+//!   control interval of the first refusal) that were refused, rounded **up** to the
+//!   reporter's step, at least one step, at most the reporter's `max_metric`;
+//! * node-scoped (AOCI=1, clause 8.2.76): the queue measures the whole UP function;
+//! * Period of Validity [`AdmissionConfig::overflow_oci_validity`] (default 2 s): it only
+//!   bridges until the reporter's first measured metric, and a one-off burst must not throttle
+//!   the CP functions for the reporter's full validity;
+//! * a fresh Overload Control Sequence Number whenever the value rises, or once half its
+//!   validity has passed (6.2.4.3.2: extending the validity needs a new number); the same
+//!   number, and the same OCI, on every other refusal in between.
+//!
+//! As soon as the reporter publishes a metric, its OCIs take over and the overflow OCI is no
+//! longer used; the reporter's numbers are shifted on the wire so that they stay newer than
+//! every overflow OCI (see `admission/overflow.rs`). Without refusals while the reporter's
+//! metric is 0, nothing changes: the reporter's OCIs go out exactly as before.
+//!
 //! ## Example
 //!
 //! ```
@@ -136,9 +162,10 @@
 //! | `pfcp_overload_metric_published` | gauge | | Overload Reduction Metric published (%) |
 //! | `pfcp_load_metric_published` | gauge | | Load Metric published (%) |
 //! | `pfcp_oci_sent_total` | counter | | OCIs handed out for piggybacking |
+//! | `pfcp_overflow_oci_issued_total` | counter | | overflow OCIs issued (each a new sequence number) |
 //! | `pfcp_lci_sent_total` | counter | | LCIs handed out for piggybacking |
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
@@ -167,7 +194,12 @@ const PRIORITIES: usize = 16;
 /// to bring a published metric down); older ones are skipped.
 const MAX_CATCH_UP: u32 = 64;
 
+mod overflow;
+mod rejection;
+mod report;
 mod types;
+use overflow::Overflow;
+use rejection::node_id_of;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
 };
@@ -196,6 +228,7 @@ pub struct UpAdmission {
     manual_load: bool,
     reporter: OverloadReporter<PeerKey>,
     load: LoadReporter<PeerKey>,
+    overflow: Overflow,
     stats: AdmissionStats,
 }
 
@@ -228,7 +261,9 @@ impl UpAdmission {
         if let (None, Some(rate)) = (reporter_config.capacity, config.service_rate) {
             reporter_config = reporter_config.with_capacity(Some(rate * interval.as_secs_f64()));
         }
+        let overflow = Overflow::new(config.overflow_oci_validity)?;
         Ok(UpAdmission {
+            overflow,
             classifier: Classifier::new(config.classifier.clone()),
             reporter: OverloadReporter::new(reporter_config),
             load: LoadReporter::new(config.load_reporter.clone()),
@@ -301,29 +336,6 @@ impl UpAdmission {
             bytes,
             node,
         })
-    }
-
-    /// Record the CP Function Features a CP function advertised in its association (Setup or
-    /// Update): OVRL enables OCIs and LOAD enables LCIs towards it (clauses 6.2.3.2, 6.2.4.2).
-    pub fn set_peer_features(&mut self, peer: PeerKey, features: &CpFunctionFeatures) {
-        let ovrl = features.contains(CpFunctionFeatures::OVRL);
-        let load = features.contains(CpFunctionFeatures::LOAD);
-        self.set_peer_support(peer, ovrl, load);
-    }
-
-    /// Record whether a CP function supports overload control (`ovrl`) and load control
-    /// (`load`).
-    pub fn set_peer_support(&mut self, peer: PeerKey, ovrl: bool, load: bool) {
-        tracing::debug!(peer = %peer, ovrl, load, "admission: peer support recorded");
-        self.reporter.set_peer_ovrl(peer.clone(), ovrl);
-        self.load.set_peer_load(peer, load);
-    }
-
-    /// Forget a CP function (association released).
-    pub fn remove_peer(&mut self, peer: &PeerKey) {
-        tracing::debug!(peer = %peer, "admission: peer removed");
-        self.reporter.remove_peer(peer);
-        self.load.remove_peer(peer);
     }
 
     /// Offer a received request at `now`. See [`Admit`] and the [module docs](self).
@@ -480,149 +492,6 @@ impl UpAdmission {
         self.sweep(now);
     }
 
-    /// Feed the Load Metric from the UP function's own load measure (CPU, memory, sessions;
-    /// 0.0 to 1.0) instead of the service utilisation: from the first call on, the control
-    /// intervals no longer feed it.
-    pub fn report_utilisation(&mut self, utilisation: f64) {
-        self.manual_load = true;
-        if let Some(load) = self.load.handle_utilisation(utilisation) {
-            metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
-            tracing::info!(load, utilisation, "admission: Load Metric published");
-        }
-    }
-
-    /// The OCI to piggyback on a message of `message_type` (with `cause`, for a response) to
-    /// the CP function `peer`, if any ([`OverloadReporter::oci_for`]): only on 51, 53, 55 and
-    /// 56, only to peers with OVRL, with AOCI on a rejected Session Establishment Response.
-    pub fn oci_for(
-        &mut self,
-        peer: &PeerKey,
-        message_type: MessageType,
-        cause: Option<Cause>,
-        now: Instant,
-    ) -> Option<OverloadControlInformation> {
-        self.advance(now);
-        let oci = self.reporter.oci_for(peer, message_type, cause, now);
-        if let Some(o) = &oci {
-            metrics::counter!("pfcp_oci_sent_total").increment(1);
-            tracing::debug!(
-                peer = %peer,
-                message_type = message_type.0,
-                oci_sequence = o.sequence_number.0,
-                metric = o.metric.percent(),
-                aoci = o.aoci(),
-                "admission: OCI piggybacked"
-            );
-        }
-        oci
-    }
-
-    /// The LCI to piggyback on a message of `message_type` to the CP function `peer`, if any
-    /// ([`LoadReporter::lci_for`]).
-    pub fn lci_for(
-        &mut self,
-        peer: &PeerKey,
-        message_type: MessageType,
-    ) -> Option<LoadControlInformation> {
-        let lci = self.load.lci_for(peer, message_type);
-        if let Some(l) = &lci {
-            metrics::counter!("pfcp_lci_sent_total").increment(1);
-            tracing::debug!(
-                peer = %peer,
-                message_type = message_type.0,
-                lci_sequence = l.sequence_number.0,
-                metric = l.metric.percent(),
-                "admission: LCI piggybacked"
-            );
-        }
-        lci
-    }
-
-    /// Encode the cause-74 rejection of `request` (see [`UpAdmission::build_rejection_to`]);
-    /// the SEID is the CP's F-SEID for a Session Establishment Request and 0 otherwise
-    /// (allowed for a rejection, clause 7.2.2.4.2).
-    pub fn build_rejection(
-        &self,
-        request: &QueuedRequest,
-        oci: Option<OverloadControlInformation>,
-        lci: Option<LoadControlInformation>,
-    ) -> Result<Bytes, RejectionError> {
-        self.build_rejection_to(request, None, oci, lci)
-    }
-
-    /// Encode the rejection of `request` with Cause 74 "PFCP entity in congestion":
-    ///
-    /// * the response type of the request, the same sequence number;
-    /// * for a session-related response, SEID = `cp_seid` if given, else the SEID of the CP
-    ///   F-SEID of a Session Establishment Request, else 0 (clause 7.2.2.4.2 allows 0 in a
-    ///   response rejecting a request);
-    /// * the request's message priority, if it had MP (clause 7.2.2.4.1: a response carries
-    ///   its request's priority; octets that do not decode fall back to
-    ///   [`QueuedRequest::priority`]);
-    /// * the Node ID where the response type requires it (e.g. Session Establishment
-    ///   Response), from [`AdmissionConfig::node_id`];
-    /// * Cause 74, then `lci` and `oci` if the response type may carry them (51, 53, 55;
-    ///   clause 7.2.3.2: a rejection may still carry them).
-    ///
-    /// The octets are written once into a buffer of the exact length.
-    pub fn build_rejection_to(
-        &self,
-        request: &QueuedRequest,
-        cp_seid: Option<u64>,
-        oci: Option<OverloadControlInformation>,
-        lci: Option<LoadControlInformation>,
-    ) -> Result<Bytes, RejectionError> {
-        let response_type = request
-            .message_type
-            .response_type()
-            .ok_or(RejectionError::NotARequest(request.message_type))?;
-        let mut header = Header::new(response_type).with_sequence(request.sequence);
-        if response_type.is_session() == Some(true) {
-            let seid = cp_seid.unwrap_or_else(|| {
-                if request.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-                    Message::decode(&request.bytes)
-                        .ok()
-                        .and_then(|m| m.f_seid().ok().flatten())
-                        .map_or(0, |f| f.seid)
-                } else {
-                    0
-                }
-            });
-            header = header.with_seid(seid);
-            let priority = match Header::decode(&request.bytes) {
-                Ok((h, _)) => h.priority,
-                Err(_) => Some(request.priority),
-            };
-            if let Some(p) = priority {
-                header = header.with_priority(p);
-            }
-        }
-        let node_id = if mandatory_ies(response_type).contains(&IeType::NODE_ID) {
-            Some(node_id_of(&self.config.node_id)?)
-        } else {
-            None
-        };
-        let carries = response_type.may_carry_oci();
-        let builder = MessageBuilder::new(header)
-            .ie(node_id)
-            .ie(Cause::PFCP_ENTITY_IN_CONGESTION)
-            .ie(lci.filter(|_| carries))
-            .ie(oci.filter(|_| carries));
-        let mut out = BytesMut::with_capacity(builder.encoded_len());
-        builder.encode(&mut out)?;
-        tracing::debug!(
-            peer = %request.peer,
-            sequence = request.sequence.value(),
-            response_type = response_type.0,
-            seid = header.seid.unwrap_or(0),
-            oci = oci.is_some() && carries,
-            lci = lci.is_some() && carries,
-            len = out.len(),
-            "admission: rejection built (cause 74)"
-        );
-        Ok(out.freeze())
-    }
-
     fn push(&mut self, request: QueuedRequest, now: Instant) {
         let p = usize::from(request.priority.value()).min(PRIORITIES - 1);
         tracing::debug!(
@@ -700,88 +569,11 @@ impl UpAdmission {
         self.stats.served += 1;
         metrics::counter!("pfcp_admission_served_total").increment(1);
     }
-
-    /// Close every control interval that ended at or before `now`, then refresh the OCI
-    /// validity if due.
-    fn advance(&mut self, now: Instant) {
-        let mut closed = 0u32;
-        while self.interval_end <= now {
-            if closed >= MAX_CATCH_UP {
-                // A long gap: the skipped intervals were idle; restart the grid at `now`.
-                self.interval_end = now.checked_add(self.interval).unwrap_or(now);
-                break;
-            }
-            let end = self.interval_end;
-            self.close_interval(end);
-            closed += 1;
-            match end.checked_add(self.interval) {
-                Some(next) => self.interval_end = next,
-                None => break,
-            }
-        }
-        let before = self.reporter.sequence_number();
-        self.reporter.handle_timeout(now);
-        if self.reporter.sequence_number() != before {
-            tracing::debug!(
-                metric = self.reporter.metric(),
-                oci_sequence = self.reporter.sequence_number(),
-                "admission: OCI validity refreshed"
-            );
-        }
-    }
-
-    fn close_interval(&mut self, end: Instant) {
-        let m = Measurement {
-            arrived: self.arrived,
-            served: self.served,
-            backlog: self.len as u64,
-        };
-        self.arrived = 0;
-        self.served = 0;
-        if let Some(metric) = self.reporter.handle_measurement(&m, end) {
-            metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
-            tracing::info!(
-                metric,
-                oci_sequence = self.reporter.sequence_number(),
-                arrived = m.arrived,
-                served = m.served,
-                backlog = m.backlog,
-                "admission: Overload Reduction Metric published"
-            );
-        }
-        let capacity = match self.service_step {
-            Some(step) => Some(self.interval.as_secs_f64() / step.as_secs_f64()),
-            None => self.reporter.capacity(),
-        };
-        if let Some(cap) = capacity.filter(|c| *c > 0.0 && !self.manual_load) {
-            let u = (m.served as f64 / cap).min(1.0);
-            let a = self.config.load_smoothing;
-            let smoothed = self.utilisation.map_or(u, |prev| a * u + (1.0 - a) * prev);
-            self.utilisation = Some(smoothed);
-            if let Some(load) = self.load.handle_utilisation(smoothed) {
-                metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
-                tracing::info!(
-                    load,
-                    utilisation = smoothed,
-                    "admission: Load Metric published"
-                );
-            }
-        }
-    }
 }
 
 /// Whether a message of this type goes through the queue: requests of throttled procedures.
 fn is_admitted(message_type: MessageType) -> bool {
     message_type.is_request() && Procedure::of(message_type).is_some_and(Procedure::is_throttled)
-}
-
-/// The Node ID IE of a Node ID key.
-fn node_id_of(key: &NodeKey) -> Result<NodeId<'_>, FqdnError> {
-    Ok(match key {
-        NodeKey::Ip(IpAddr::V4(a)) => NodeId::Ipv4(*a),
-        NodeKey::Ip(IpAddr::V6(a)) => NodeId::Ipv6(*a),
-        NodeKey::Fqdn(name) => NodeId::Fqdn(Fqdn::from_dotted(name)?),
-    })
 }
 
 #[cfg(test)]

@@ -1,26 +1,33 @@
-//! The tokio UDP endpoint: one task owns the socket and all protocol state; handles talk to
-//! it through channels.
+//! The tokio UDP endpoint: the protocol state of one socket, shared by a driver task (which
+//! reads datagrams and fires timers) and the handles (which send requests and responses from
+//! their own tasks); see `endpoint/driver.rs` for how they share it.
 //!
-//! * **One clock.** The driver reads time only in [`now`], from tokio's clock, so tests can run
-//!   with `tokio::time::pause()`.
-//! * **Requests out**: [`Endpoint::request`] allocates the sequence number, sends, retransmits
-//!   after T1 up to N1 times ([`crate::xact`]) and resolves with the response or
-//!   [`Error::Timeout`].
+//! * **One clock.** The endpoint reads time only in [`now`], from tokio's clock, so tests can
+//!   run with `tokio::time::pause()`.
+//! * **Requests out**: [`Endpoint::request`] allocates the sequence number, encodes and sends
+//!   in the caller's task, retransmits after T1 up to N1 times ([`crate::xact`]) and resolves
+//!   with the response or [`Error::Timeout`].
 //! * **Requests in**: Heartbeat and Association requests are answered by the endpoint
 //!   ([`crate::peer`]); session requests from a peer without an association are rejected with
 //!   Cause 72; malformed requests get the Cause and Offending IE `pfcp-wire` maps (7.6); a wrong
-//!   version gets Version Not Supported Response; everything else goes to the application as
-//!   [`Incoming`] through a bounded channel (when it is full the request is rejected with
-//!   Cause 74: the application is congested).
+//!   version gets Version Not Supported Response; everything else goes to the application:
+//!   to its [`RequestHandler`], called in the driver task, if it has one
+//!   ([`Endpoint::bind_with_handler`]), else (or when the handler defers) as [`Incoming`]
+//!   through a bounded channel (when it is full the request is rejected with Cause 74: the
+//!   application is congested).
 //! * **Guard rails**: per-source ingress rate ([`crate::guard`]), bounded peers, transactions
 //!   and response cache, datagrams capped at 64 KiB; every answer is at most as large as needed
 //!   (no amplification: a response never carries more than the Cause, the Node ID where
 //!   mandatory, the Offending IE and the overload information).
+//! * **Throughput**: a current-thread runtime (or the endpoint on a thread of its own) suits
+//!   it best: the driver task and the application's tasks then hand over without cross-thread
+//!   wake-ups (`docs/benchmarks.md`, pfcp-node).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
@@ -31,13 +38,17 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::info;
 
 mod driver;
-use driver::Driver;
+mod handler;
+mod inbound;
+mod outbound;
+use driver::{Driver, Shared};
+pub use handler::{HandlerReply, RequestHandler, RequestView};
 
 use crate::admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
 use crate::cp::{CpConfig, CpDecision, CpOverloadControl, Destination};
 use crate::guard::{GuardConfig, IngressGuard};
 use crate::peer::{self, LocalNode, PeerEvent, Peers};
-use crate::xact::{Event, TransactionConfig, Transactions, TxId};
+use crate::xact::{Event, TransactionConfig, Transactions, Transmit, TxId};
 use pfcp_overload::NodeKey;
 use pfcp_throttle::classify::{Procedure, Snssai};
 use pfcp_throttle::RequestContext;
@@ -208,7 +219,7 @@ pub struct Incoming {
     pub sequence: SequenceNumber,
     /// The message (one complete PFCP message).
     pub bytes: Bytes,
-    responses: mpsc::Sender<Outgoing>,
+    shared: Weak<Shared>,
 }
 
 impl Incoming {
@@ -218,25 +229,13 @@ impl Incoming {
     }
 
     /// Send the response (an encoded message whose header copies the request's sequence
-    /// number). It is cached to answer retransmissions of the request.
+    /// number). It is cached to answer retransmissions of the request. The endpoint's work
+    /// (OCI/LCI, cache, the send itself) is done in the caller's task: nothing waits.
     pub async fn respond(self, response: Bytes) -> Result<(), Error> {
-        self.responses
-            .send(Outgoing::Response {
-                peer: self.peer,
-                sequence: self.sequence,
-                bytes: response,
-            })
-            .await
-            .map_err(|_| Error::Closed)
+        let shared = self.shared.upgrade().ok_or(Error::Closed)?;
+        tokio::task::coop::consume_budget().await;
+        shared.with_state(|d, t| d.respond_app(self.peer, self.sequence, response, t))
     }
-}
-
-enum Outgoing {
-    Response {
-        peer: SocketAddr,
-        sequence: SequenceNumber,
-        bytes: Bytes,
-    },
 }
 
 /// What a CP function knows about a request, for its priority and throttling (an owned form
@@ -347,7 +346,9 @@ enum Pending {
 /// incoming receiver are dropped.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
-    commands: mpsc::Sender<Command>,
+    shared: Arc<Shared>,
+    /// Never sent on: the task sees every handle gone when the channel closes.
+    _alive: mpsc::Sender<()>,
     local_addr: SocketAddr,
     local: Arc<LocalNode>,
 }
@@ -363,16 +364,41 @@ pub struct Channels {
 
 impl Endpoint {
     /// Bind a UDP socket at `addr` and start the endpoint task on the current tokio runtime.
+    /// Requests for the application come through [`Channels::incoming`].
     pub async fn bind(
         config: EndpointConfig,
         addr: SocketAddr,
     ) -> io::Result<(Endpoint, Channels)> {
+        Self::start(config, addr, None).await
+    }
+
+    /// [`Endpoint::bind`] with a [`RequestHandler`] that answers requests inside the endpoint
+    /// task, with no channel hop; the requests it returns [`HandlerReply::Defer`] for come
+    /// through [`Channels::incoming`] as usual. See [`RequestHandler`] for what runs
+    /// before it and what its answers go through.
+    ///
+    /// The task stops when every [`Endpoint`] handle and the incoming receiver are dropped:
+    /// an application that answers everything in its handler keeps a handle (or the
+    /// [`Channels`]) for as long as the endpoint should run.
+    pub async fn bind_with_handler<H: RequestHandler>(
+        config: EndpointConfig,
+        addr: SocketAddr,
+        handler: H,
+    ) -> io::Result<(Endpoint, Channels)> {
+        Self::start(config, addr, Some(Box::new(handler))).await
+    }
+
+    async fn start(
+        config: EndpointConfig,
+        addr: SocketAddr,
+        handler: Option<Box<dyn RequestHandler>>,
+    ) -> io::Result<(Endpoint, Channels)> {
         let socket = UdpSocket::bind(addr).await?;
         let local_addr = socket.local_addr()?;
-        let (cmd_tx, cmd_rx) = mpsc::channel(1024);
+        let (alive_tx, alive_rx) = mpsc::channel(1);
+        let (wake_tx, wake_rx) = mpsc::channel(1);
         let (in_tx, in_rx) = mpsc::channel(config.incoming_capacity.max(1));
         let (ev_tx, ev_rx) = mpsc::channel(1024);
-        let (out_tx, out_rx) = mpsc::channel(1024);
         let local = Arc::new(config.local.clone());
         let admission = match config.admission.clone() {
             Some(a) => Some(
@@ -390,36 +416,41 @@ impl Endpoint {
             }
             None => None,
         };
-        let driver = Driver {
-            report_egress: config.report_egress,
-            report_throttles: HashMap::new(),
-            pending_report: HashMap::new(),
-            max_peers: config.max_peers,
-            admission,
-            cp,
-            pending_dest: HashMap::new(),
-            node_addrs: HashMap::new(),
-            draws: 0x9E37_79B9_7F4A_7C15 ^ u64::from(local_addr.port()),
+        let shared = Arc::new_cyclic(|weak| Shared {
             socket,
-            xact: Transactions::new(config.transactions.clone()),
-            peers: Peers::new(config.max_peers),
-            guard: IngressGuard::new(config.guard),
-            local: config.local.clone(),
-            heartbeat_interval: config.heartbeat_interval,
-            next_heartbeat: config.heartbeat_interval.map(|i| now() + i),
-            commands: cmd_rx,
-            incoming: in_tx,
-            events: ev_tx,
-            responses_tx: out_tx,
-            responses: out_rx,
-            pending: HashMap::new(),
-            direct: Vec::new(),
-        };
-        tokio::spawn(driver.run());
+            wake: wake_tx,
+            state: std::sync::Mutex::new(Driver {
+                report_egress: config.report_egress,
+                report_throttles: HashMap::new(),
+                pending_report: HashMap::default(),
+                max_peers: config.max_peers,
+                admission,
+                cp,
+                pending_dest: HashMap::default(),
+                node_addrs: HashMap::new(),
+                draws: 0x9E37_79B9_7F4A_7C15 ^ u64::from(local_addr.port()),
+                xact: Transactions::new(config.transactions.clone()),
+                peers: Peers::new(config.max_peers),
+                guard: IngressGuard::new(config.guard),
+                local: config.local.clone(),
+                heartbeat_interval: config.heartbeat_interval,
+                next_heartbeat: config.heartbeat_interval.map(|i| now() + i),
+                incoming: in_tx,
+                events: ev_tx,
+                pending: HashMap::default(),
+                handler,
+                backlog: VecDeque::new(),
+                armed: None,
+                closed: false,
+                shared: weak.clone(),
+            }),
+        });
+        tokio::spawn(driver::run(shared.clone(), alive_rx, wake_rx));
         info!(%local_addr, "pfcp endpoint bound");
         Ok((
             Endpoint {
-                commands: cmd_tx,
+                shared,
+                _alive: alive_tx,
                 local_addr,
                 local,
             },
@@ -464,26 +495,21 @@ impl Endpoint {
         profile: RequestProfile,
     ) -> Result<Bytes, Error> {
         let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Request {
-                peer,
-                header,
-                ies,
-                profile,
-                reply,
-            })
-            .await
-            .map_err(|_| Error::Closed)?;
+        self.command(Command::Request {
+            peer,
+            header,
+            ies,
+            profile,
+            reply,
+        })
+        .await?;
         rx.await.map_err(|_| Error::Closed)?
     }
 
     /// Establish a PFCP association with `peer` (Association Setup Request).
     pub async fn associate(&self, peer: SocketAddr) -> Result<(), Error> {
         let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Associate { peer, reply })
-            .await
-            .map_err(|_| Error::Closed)?;
+        self.command(Command::Associate { peer, reply }).await?;
         let bytes = rx.await.map_err(|_| Error::Closed)??;
         let msg = Message::decode(&bytes)?;
         match msg.cause()? {
@@ -499,19 +525,23 @@ impl Endpoint {
         &self,
         routes: Option<pfcp_throttle::routing::RouteList<Destination>>,
     ) -> Result<(), Error> {
-        self.commands
-            .send(Command::SetRoutes(routes))
-            .await
-            .map_err(|_| Error::Closed)
+        self.command(Command::SetRoutes(routes)).await
     }
 
     /// Send a Heartbeat Request now and wait for the response.
     pub async fn heartbeat(&self, peer: SocketAddr) -> Result<(), Error> {
         let (reply, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Heartbeat { peer, reply })
-            .await
-            .map_err(|_| Error::Closed)?;
+        self.command(Command::Heartbeat { peer, reply }).await?;
         rx.await.map_err(|_| Error::Closed)?.map(|_| ())
+    }
+
+    /// Carry out `c` in the caller's task (see the `driver` module): a request is encoded
+    /// and sent before this returns; its answer comes back through the reply channel in `c`.
+    /// It counts against the task's cooperative budget, so a task that fires a burst of
+    /// requests yields now and then and lets the runtime's other tasks (a receiving peer in
+    /// the same process, the driver) run, as a channel to the driver task did.
+    async fn command(&self, c: Command) -> Result<(), Error> {
+        tokio::task::coop::consume_budget().await;
+        self.shared.with_state(|d, t| d.on_command(c, t))
     }
 }

@@ -1,6 +1,31 @@
 //! # pfcp-node
 //!
 //! The runtime that assembles a PFCP (3GPP TS 29.244) CP or UP function with overload control.
+//!
+//! Sans-IO parts, always built (no socket, no clock read: time is a parameter):
+//!
+//! * [`xact`]: transactions (clause 6.4): sequence numbers, T1/N1 retransmission, response
+//!   matching, duplicate requests answered from a bounded cache.
+//! * [`peer`]: association and heartbeat (6.2.2, 6.2.6 to 6.2.8), restart detection from the
+//!   Recovery Time Stamp of associated peers.
+//! * [`guard`]: a per-source ingress rate guard.
+//! * [`admission`]: UP self-protection (a bounded priority queue, cause-74 refusals with an
+//!   OCI) and the OCI/LCI reporting of clauses 6.2.3 and 6.2.4.
+//! * [`cp`]: the CP request pipeline: OCI/LCI state per UP function, throttling with
+//!   priorities, redirection (6.2.4.4).
+//!
+//! ## Features
+//!
+//! * `tokio` (default): `endpoint`, the UDP endpoint: a driver task and the handles share the
+//!   state above; an async request API (requests are encoded and sent from the caller's
+//!   task), and incoming requests answered by a synchronous request handler inside the
+//!   driver, or through a channel to the application's tasks.
+//! * `tower` (implies `tokio`): `service`, a `tower_service::Service` over an `Endpoint`
+//!   for tower middleware and clients. Only the `tower-service` trait crate is added.
+//!
+//! ```toml
+//! pfcp-node = { version = "0.1", features = ["tower"] }
+//! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -20,14 +45,21 @@ pub mod cp;
 pub mod endpoint;
 pub mod guard;
 pub mod peer;
+#[cfg(feature = "tower")]
+pub mod service;
 pub mod xact;
 
 pub use admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
 pub use cp::{CpConfig, CpDecision, CpOverloadControl, Destination, RejectReason};
 #[cfg(feature = "tokio")]
-pub use endpoint::{Channels, Endpoint, EndpointConfig, Error, Incoming, RequestProfile};
+pub use endpoint::{
+    Channels, Endpoint, EndpointConfig, Error, HandlerReply, Incoming, RequestHandler,
+    RequestProfile, RequestView,
+};
 pub use guard::{GuardConfig, IngressGuard};
 pub use peer::{LocalNode, PeerEvent, PeerInfo, Peers, Role};
+#[cfg(feature = "tower")]
+pub use service::RequestService;
 pub use xact::{
     Event as XactEvent, TransactionConfig, Transactions, Transmit, TxId, XactError, XactStats,
 };

@@ -2,13 +2,36 @@
 //!
 //! [`Peers`] answers the node-related requests a PFCP function must handle itself and keeps
 //! what it learned about each peer: Node ID, Recovery Time Stamp, CP/UP Function Features,
-//! whether an association is established. A changed Recovery Time Stamp means the peer
-//! restarted: everything learned from it must be reset ([`PeerEvent::Restarted`]).
+//! whether an association is established.
 //!
 //! * Heartbeat Requests are answered even from unknown peers and even when overloaded
 //!   (6.2.2.2); they never pass a throttle.
 //! * Association Setup establishes (or re-establishes) an association; Update refreshes the
 //!   features; Release ends it.
+//!
+//! ## Restart detection
+//!
+//! A changed Recovery Time Stamp means the peer restarted: everything learned from it must be
+//! reset ([`PeerEvent::Restarted`]). Restart detection applies to the peers this node has a
+//! PFCP association with (6.2.2.1, 6.2.6.1); PFCP has no authentication, so a stamp from
+//! anyone else must not be able to wipe state:
+//!
+//! * **Heartbeat** (Request or Response) from an **associated** peer with another stamp: the
+//!   peer restarted; its association ends (it must set up a new one) and the new stamp is
+//!   kept, so the restart is reported once.
+//! * Heartbeat from a peer **without an association**: answered, and nothing else: no restart,
+//!   no stamp stored, no table entry created (a forged source address must not take a slot
+//!   of the bounded table either).
+//! * **Association Setup Request** (or the Response to ours) from a peer that is **already
+//!   associated**, with another stamp: the peer restarted (6.2.6.2, 6.2.6.3): `Restarted` is
+//!   reported first, so what was learned from the old association is reset, then the new
+//!   association replaces it (`Associated`). With the same stamp it is a plain
+//!   re-establishment: only `Associated`.
+//! * Association Setup from a peer without an association: a new association, whatever
+//!   stamp it had before (its old state was reset when that association ended).
+//!
+//! An attacker who forges the address of an associated peer can still trigger a restart;
+//! only an authenticated transport (e.g. IPsec on N4) closes that.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -21,6 +44,12 @@ use pfcp_wire::ie::{
     CpFunctionFeatures, Fqdn, NodeId, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
 };
 use pfcp_wire::{Cause, DecodeError, EncodeError, Header, Message, MessageType, SequenceNumber};
+
+mod messages;
+pub use messages::{
+    association_setup_request, error_response, heartbeat_request, session_or_node_rejection,
+};
+use messages::{heartbeat_message, node_response};
 
 /// Which side of N4 this node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,26 +250,20 @@ impl Peers {
         self.map.remove(peer)
     }
 
-    /// Record a Recovery Time Stamp heard from `peer`; returns a restart event if it changed.
+    /// Record a Recovery Time Stamp heard from `peer`: returns [`PeerEvent::Restarted`] if
+    /// an association with `peer` is established and the stamp differs from the one stored
+    /// (clauses 6.2.2.1, 6.2.6.1; see the [module docs](self#restart-detection)). The
+    /// association then ends and the new stamp is kept.
+    ///
+    /// Without an association nothing is recorded and `None` is returned: restart detection
+    /// applies to associated peers only, so an unauthenticated datagram cannot reset state.
     pub fn observe_recovery(
         &mut self,
         peer: SocketAddr,
         rts: RecoveryTimeStamp,
         now: Instant,
     ) -> Option<PeerEvent> {
-        let full = self.map.len() >= self.max_peers;
-        let info = match self.map.get_mut(&peer) {
-            Some(i) => i,
-            None if full => return None,
-            None => self.map.entry(peer).or_insert(PeerInfo {
-                node: None,
-                recovery_time_stamp: None,
-                associated: false,
-                cp_features: None,
-                up_features: None,
-                last_seen: now,
-            }),
-        };
+        let info = self.map.get_mut(&peer).filter(|i| i.associated)?;
         info.last_seen = now;
         let old = info.recovery_time_stamp.replace(rts);
         // Equality, not order: the field wraps in 2036 (clause 8.2.65).
@@ -254,6 +277,45 @@ impl Peers {
             }
             _ => None,
         }
+    }
+
+    /// Establish (or re-establish) the association with `peer` from an Association Setup
+    /// Request or an accepted Response: a changed stamp of an associated peer is a restart,
+    /// reported before the new association (clauses 6.2.6.2, 6.2.6.3). `None` if `peer` is
+    /// new and the table is full.
+    fn associate(
+        &mut self,
+        peer: SocketAddr,
+        node: NodeKey,
+        msg: &Message<'_>,
+        now: Instant,
+    ) -> Option<Vec<PeerEvent>> {
+        if self.map.len() >= self.max_peers && !self.map.contains_key(&peer) {
+            return None;
+        }
+        let rts = msg.recovery_time_stamp().ok().flatten();
+        let mut events: Vec<PeerEvent> = rts
+            .and_then(|r| self.observe_recovery(peer, r, now))
+            .into_iter()
+            .collect();
+        let info = self.map.entry(peer).or_insert(PeerInfo {
+            node: None,
+            recovery_time_stamp: None,
+            associated: false,
+            cp_features: None,
+            up_features: None,
+            last_seen: now,
+        });
+        if rts.is_some() {
+            info.recovery_time_stamp = rts;
+        }
+        info.node = Some(node.clone());
+        info.associated = true;
+        info.last_seen = now;
+        info.cp_features = msg.cp_function_features().ok().flatten();
+        info.up_features = msg.up_function_features().ok().flatten();
+        events.push(PeerEvent::Associated { peer, node });
+        Some(events)
     }
 
     /// Answer a node-related request (Heartbeat, Association Setup/Update/Release) from
@@ -287,7 +349,8 @@ impl Peers {
     ) -> Result<NodeAnswer, PeerError> {
         let mut answer = NodeAnswer::default();
         // Clause 6.2.2.2: answer even unknown peers; a malformed Heartbeat is still answered
-        // (7.6: no rejection for Heartbeat), only restart detection needs the stamp.
+        // (7.6: no rejection for Heartbeat), only restart detection needs the stamp, and only
+        // an associated peer's stamp counts (see the module docs).
         if let Ok(Some(rts)) = msg.recovery_time_stamp() {
             if let Some(e) = self.observe_recovery(peer, rts, now) {
                 answer.events.push(e);
@@ -334,30 +397,13 @@ impl Peers {
                 return Ok(answer);
             }
         };
-        if self.map.len() >= self.max_peers && !self.map.contains_key(&peer) {
-            answer.response = Some(respond(Cause::NO_RESOURCES_AVAILABLE, None)?);
-            return Ok(answer);
-        }
-        if let Ok(Some(rts)) = msg.recovery_time_stamp() {
-            if let Some(e) = self.observe_recovery(peer, rts, now) {
-                answer.events.push(e);
+        match self.associate(peer, node, msg, now) {
+            Some(events) => {
+                answer.events = events;
+                answer.response = Some(respond(Cause::REQUEST_ACCEPTED, None)?);
             }
+            None => answer.response = Some(respond(Cause::NO_RESOURCES_AVAILABLE, None)?),
         }
-        let info = self.map.entry(peer).or_insert(PeerInfo {
-            node: None,
-            recovery_time_stamp: msg.recovery_time_stamp().ok().flatten(),
-            associated: false,
-            cp_features: None,
-            up_features: None,
-            last_seen: now,
-        });
-        info.node = Some(node.clone());
-        info.associated = true;
-        info.last_seen = now;
-        info.cp_features = msg.cp_function_features().ok().flatten();
-        info.up_features = msg.up_function_features().ok().flatten();
-        answer.events.push(PeerEvent::Associated { peer, node });
-        answer.response = Some(respond(Cause::REQUEST_ACCEPTED, None)?);
         Ok(answer)
     }
 
@@ -424,36 +470,34 @@ impl Peers {
         Ok(answer)
     }
 
-    /// Record the answer to an Association Setup Request this node sent.
+    /// Record the answer to an Association Setup Request this node sent. From a peer already
+    /// associated, a changed Recovery Time Stamp is a restart (reported even if the answer is
+    /// a rejection: the old association is gone either way); an accepted answer then
+    /// establishes the association (see the [module docs](self#restart-detection)).
     pub fn handle_setup_response(
         &mut self,
         peer: SocketAddr,
         msg: &Message<'_>,
         now: Instant,
     ) -> Vec<PeerEvent> {
-        let mut events = Vec::new();
         let accepted = matches!(msg.cause(), Ok(Some(c)) if c.is_acceptance() == Some(true));
         let node = msg
             .node_id()
             .ok()
             .flatten()
             .map(|n| NodeKey::from_node_id(&n));
-        if let Ok(Some(rts)) = msg.recovery_time_stamp() {
-            events.extend(self.observe_recovery(peer, rts, now));
+        match (accepted, node) {
+            (true, Some(node)) => self.associate(peer, node, msg, now).unwrap_or_default(),
+            _ => match msg.recovery_time_stamp() {
+                Ok(Some(rts)) => self.observe_recovery(peer, rts, now).into_iter().collect(),
+                _ => Vec::new(),
+            },
         }
-        if let (true, Some(node)) = (accepted, node) {
-            if let Some(info) = self.map.get_mut(&peer) {
-                info.node = Some(node.clone());
-                info.associated = true;
-                info.cp_features = msg.cp_function_features().ok().flatten();
-                info.up_features = msg.up_function_features().ok().flatten();
-                events.push(PeerEvent::Associated { peer, node });
-            }
-        }
-        events
     }
 
-    /// Record a Heartbeat Response from `peer`.
+    /// Record a Heartbeat Response from `peer`: a changed Recovery Time Stamp of an
+    /// associated peer is a restart ([`Peers::observe_recovery`]); from anyone else it
+    /// changes nothing.
     pub fn handle_heartbeat_response(
         &mut self,
         peer: SocketAddr,
@@ -474,130 +518,6 @@ impl Peers {
             peer,
             node: info.node.clone(),
         })
-    }
-}
-
-/// Build a node-related response with Node ID (where required), Cause and optional Offending
-/// IE; Association Setup Response also carries the Recovery Time Stamp and features.
-pub(crate) fn node_response(
-    local: &LocalNode,
-    t: MessageType,
-    seq: SequenceNumber,
-    cause: Cause,
-    offending: Option<OffendingIe>,
-    setup: bool,
-) -> Result<Bytes, EncodeError> {
-    let mut out = BytesMut::with_capacity(64);
-    let h = Header::new(t).with_sequence(seq);
-    let mut w = MessageWriter::begin(&mut out, &h)?;
-    local.write_node_id(&mut w)?;
-    w.ie(&cause)?;
-    if let Some(o) = offending {
-        w.ie(&o)?;
-    }
-    if setup {
-        w.ie(&local.recovery_time_stamp)?;
-        local.write_features(&mut w)?;
-    }
-    w.finish()?;
-    Ok(out.freeze())
-}
-
-/// Build an Association Setup Request from this node.
-pub fn association_setup_request(
-    local: &LocalNode,
-    seq: SequenceNumber,
-) -> Result<Bytes, EncodeError> {
-    let mut out = BytesMut::with_capacity(64);
-    let h = Header::new(MessageType::ASSOCIATION_SETUP_REQUEST).with_sequence(seq);
-    let mut w = MessageWriter::begin(&mut out, &h)?;
-    local.write_node_id(&mut w)?;
-    w.ie(&local.recovery_time_stamp)?;
-    local.write_features(&mut w)?;
-    w.finish()?;
-    Ok(out.freeze())
-}
-
-/// Build a Heartbeat Request from this node.
-pub fn heartbeat_request(local: &LocalNode, seq: SequenceNumber) -> Result<Bytes, EncodeError> {
-    heartbeat_message(local, MessageType::HEARTBEAT_REQUEST, seq)
-}
-
-/// A Heartbeat Request or Response: the header and this node's Recovery Time Stamp (Tables
-/// 7.4.2.1-1, 7.4.2.2-1).
-fn heartbeat_message(
-    local: &LocalNode,
-    t: MessageType,
-    seq: SequenceNumber,
-) -> Result<Bytes, EncodeError> {
-    let mut out = BytesMut::with_capacity(16);
-    let h = Header::new(t).with_sequence(seq);
-    let mut w = MessageWriter::begin(&mut out, &h)?;
-    w.ie(&local.recovery_time_stamp)?;
-    w.finish()?;
-    Ok(out.freeze())
-}
-
-/// The answer to a request whose decoding or validation failed, when one is due (7.6): the
-/// response type for the request with the Cause the error maps to and the Offending IE;
-/// `None` for Heartbeat (never rejected), responses and unknown types (discarded).
-pub fn error_response(
-    local: &LocalNode,
-    error: &DecodeError,
-    cp_seid: Option<u64>,
-) -> Result<Option<Bytes>, EncodeError> {
-    let Some(h) = error.header else {
-        return Ok(None);
-    };
-    if h.message_type == MessageType::HEARTBEAT_REQUEST || !h.message_type.is_request() {
-        return Ok(None);
-    }
-    let Some(rt) = h.message_type.response_type() else {
-        return Ok(None);
-    };
-    session_or_node_rejection(
-        local,
-        rt,
-        h.sequence,
-        cp_seid,
-        h.priority,
-        error.cause(),
-        error.offending_ie().map(OffendingIe),
-    )
-    .map(Some)
-}
-
-/// A rejection response of type `rt` (node or session) with `cause`.
-pub fn session_or_node_rejection(
-    local: &LocalNode,
-    rt: MessageType,
-    seq: SequenceNumber,
-    cp_seid: Option<u64>,
-    priority: Option<pfcp_wire::MessagePriority>,
-    cause: Cause,
-    offending: Option<OffendingIe>,
-) -> Result<Bytes, EncodeError> {
-    if rt.is_session() == Some(true) {
-        let mut out = BytesMut::with_capacity(48);
-        // Clause 7.2.2.4.2: SEID 0 is allowed for a rejection when the CP's SEID is unknown.
-        let mut h = Header::new(rt)
-            .with_seid(cp_seid.unwrap_or(0))
-            .with_sequence(seq);
-        if let Some(p) = priority {
-            h = h.with_priority(p);
-        }
-        let mut w = MessageWriter::begin(&mut out, &h)?;
-        if rt == MessageType::SESSION_ESTABLISHMENT_RESPONSE {
-            local.write_node_id(&mut w)?;
-        }
-        w.ie(&cause)?;
-        if let Some(o) = offending {
-            w.ie(&o)?;
-        }
-        w.finish()?;
-        Ok(out.freeze())
-    } else {
-        node_response(local, rt, seq, cause, offending, false)
     }
 }
 

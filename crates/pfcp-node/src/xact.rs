@@ -57,15 +57,20 @@
 //! [`approx_bytes_per_cached_response`]. An incoming request is never kept (only its
 //! fingerprint), so received datagrams are not pinned in memory.
 //!
-//! ## Timers
+//! ## Timers and tables
 //!
-//! Retransmission deadlines and cache expiries are kept in ordered maps: `handle_timeout`
-//! costs O(log n) per expired item and never scans the transactions.
+//! Retransmission deadlines and the expiry of requests in progress are queues in time order
+//! (every deadline is "now + a constant"): arming, firing and forgetting a timer cost O(1)
+//! amortised, and `handle_timeout` never scans the transactions. The cached responses are a
+//! ring in insertion order, which is their expiry order, with a compact index (see
+//! `xact/cache.rs`): under load the cache is full, and eviction then walks memory in order.
+//! Transactions are found through hash tables: the ones keyed by what a peer chooses (its
+//! address, its sequence numbers) use a randomly seeded hash, so that a peer cannot aim
+//! collisions; the outgoing requests are keyed by our own sequential [`TxId`].
 
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
-use std::hash::Hasher;
+use std::hash::{BuildHasher, Hasher};
 use std::mem::size_of;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -84,10 +89,25 @@ const FLAG_FO: u8 = 0x04;
 /// deadline arithmetic cannot overflow [`Instant`].
 const MAX_DURATION: Duration = Duration::from_secs(1 << 30);
 
+mod cache;
+mod deadlines;
+mod incoming;
+mod intake;
 mod types;
+use cache::ResponseCache;
+use deadlines::Deadlines;
+// Used by the endpoint only.
+#[cfg(feature = "tokio")]
+pub(crate) use intake::{message_octets, Accepted};
 pub use types::{Event, TransactionConfig, Transmit, TxId, XactError, XactStats};
 
 type Key = (SocketAddr, SequenceNumber);
+
+/// Hashing of keys a peer chooses: seeded at random per table.
+type PeerHash = foldhash::fast::RandomState;
+/// Hashing of our own sequential [`TxId`]s: fixed (nothing to aim at), and a multiply
+/// spreads consecutive ids over the table.
+type IdHash = foldhash::fast::FixedState;
 
 /// An outgoing request waiting for its response.
 #[derive(Debug)]
@@ -99,19 +119,13 @@ struct Outgoing {
     bytes: Bytes,
 }
 
+/// An incoming request in progress (delivered, not answered yet).
 #[derive(Debug)]
-enum IncomingState {
-    InProgress { request_type: MessageType },
-    Answered { response: Bytes },
-}
-
-/// An incoming request: in progress or answered.
-#[derive(Debug)]
-struct Incoming {
-    state: IncomingState,
+struct Pending {
+    request_type: MessageType,
     fingerprint: u64,
-    /// Key in `pending_expiry` or `cache_expiry` (by state).
-    expiry: (Instant, u64),
+    /// Which entry of `pending_expiry` is this one's: the others with its key are stale.
+    serial: u64,
 }
 
 /// Hash table entry cost: the bucket plus its control byte, at a load of 1/2 (hashbrown runs
@@ -120,10 +134,10 @@ const fn hash_entry<K, V>() -> usize {
     2 * (size_of::<(K, V)>() + 1)
 }
 
-/// B-tree entry cost: key and value at half-full nodes (deadline-ordered maps fill at the
-/// right edge, which leaves nodes about half full), node headers amortised.
-const fn btree_entry<K, V>() -> usize {
-    2 * (size_of::<K>() + size_of::<V>()) + 4
+/// Deadline queue entry cost: a ring buffer between half full and full, and up to as many
+/// stale entries as live ones ([`Deadlines`]) counted once.
+const fn deadline_entry<T>() -> usize {
+    2 * size_of::<(Instant, T)>()
 }
 
 /// Estimated bytes of bookkeeping per outstanding request (its record, the sequence index,
@@ -131,20 +145,20 @@ const fn btree_entry<K, V>() -> usize {
 /// retransmission: its length plus the allocation's header). Per-peer counters add
 /// `size_of::<(SocketAddr, usize)>()` per peer.
 pub const fn approx_bytes_per_outstanding() -> usize {
-    hash_entry::<TxId, Outgoing>()
-        + btree_entry::<Key, TxId>()
-        + btree_entry::<(Instant, TxId), ()>()
+    hash_entry::<TxId, Outgoing>() + hash_entry::<Key, TxId>() + deadline_entry::<TxId>()
 }
 
 /// Estimated bytes per in-progress incoming request (the request itself is not kept).
 pub const fn approx_bytes_per_pending_request() -> usize {
-    btree_entry::<Key, Incoming>() + btree_entry::<(Instant, u64), Key>()
+    hash_entry::<Key, Pending>() + deadline_entry::<(u64, Key)>()
 }
 
 /// Estimated bytes of bookkeeping per cached response, **excluding** the response bytes
-/// (shared with the transmitted copy: its length plus the allocation's header).
+/// (shared with the transmitted copy: its length plus the allocation's header): its ring slot
+/// (the ring between half full and full, dead slots counted once) and its index entry. Each
+/// peer with cached responses adds about 100 bytes (its number and the reverse table).
 pub const fn approx_bytes_per_cached_response() -> usize {
-    btree_entry::<Key, Incoming>() + btree_entry::<(Instant, u64), Key>()
+    2 * size_of::<cache::Slot>() + hash_entry::<u64, u64>()
 }
 
 /// The transaction state of one local PFCP endpoint. See the [module docs](self).
@@ -154,13 +168,20 @@ pub struct Transactions {
     next_id: u64,
     next_seq: SequenceNumber,
     serial: u64,
-    outgoing: HashMap<TxId, Outgoing>,
-    outgoing_keys: BTreeMap<Key, TxId>,
-    per_peer: HashMap<SocketAddr, usize>,
-    retransmit: BTreeSet<(Instant, TxId)>,
-    incoming: BTreeMap<Key, Incoming>,
-    pending_expiry: BTreeMap<(Instant, u64), Key>,
-    cache_expiry: BTreeMap<(Instant, u64), Key>,
+    outgoing: HashMap<TxId, Outgoing, IdHash>,
+    outgoing_keys: HashMap<Key, TxId, PeerHash>,
+    per_peer: HashMap<SocketAddr, usize, PeerHash>,
+    /// Retransmission deadlines; an entry is live while its request's `deadline` is its own.
+    retransmit: Deadlines<TxId>,
+    /// Incoming requests in progress. A (peer, sequence) is in at most one of this and
+    /// `cache`.
+    pending: HashMap<Key, Pending, PeerHash>,
+    /// Expiry of in-progress requests; an entry is live while its serial is its request's.
+    pending_expiry: Deadlines<(u64, Key)>,
+    /// Responses to answered requests, with their expiry.
+    cache: ResponseCache,
+    /// Seeds the request fingerprints.
+    fingerprints: PeerHash,
     transmits: VecDeque<Transmit>,
     events: VecDeque<Event>,
     rescheduled: Vec<(Instant, TxId)>,
@@ -172,8 +193,8 @@ fn after(now: Instant, d: Duration) -> Instant {
 }
 
 /// Fingerprint of a message for duplicate detection: the octets with the FO bit masked.
-fn fingerprint(message: &[u8]) -> u64 {
-    let mut h = DefaultHasher::new();
+fn fingerprint(seed: &PeerHash, message: &[u8]) -> u64 {
+    let mut h = seed.build_hasher();
     if let Some((first, rest)) = message.split_first() {
         h.write_u8(first & !FLAG_FO);
         h.write(rest);
@@ -200,13 +221,14 @@ impl Transactions {
             next_id: 0,
             next_seq: config.initial_sequence,
             serial: 0,
-            outgoing: HashMap::new(),
-            outgoing_keys: BTreeMap::new(),
-            per_peer: HashMap::new(),
-            retransmit: BTreeSet::new(),
-            incoming: BTreeMap::new(),
-            pending_expiry: BTreeMap::new(),
-            cache_expiry: BTreeMap::new(),
+            outgoing: HashMap::default(),
+            outgoing_keys: HashMap::default(),
+            per_peer: HashMap::default(),
+            retransmit: Deadlines::new(),
+            pending: HashMap::default(),
+            pending_expiry: Deadlines::new(),
+            cache: ResponseCache::new(),
+            fingerprints: PeerHash::default(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             rescheduled: Vec::new(),
@@ -253,6 +275,19 @@ impl Transactions {
         now: Instant,
     ) -> Result<TxId, XactError> {
         let (message_type, sequence) = one_message(&bytes)?;
+        self.send_request_parts(peer, bytes, message_type, sequence, now)
+    }
+
+    /// [`Transactions::send_request`] for a message whose type and sequence number the caller
+    /// took from its own encoder: the endpoint's messages are not decoded again.
+    pub(crate) fn send_request_parts(
+        &mut self,
+        peer: SocketAddr,
+        bytes: Bytes,
+        message_type: MessageType,
+        sequence: SequenceNumber,
+        now: Instant,
+    ) -> Result<TxId, XactError> {
         if !message_type.is_request() {
             return Err(XactError::NotARequest);
         }
@@ -274,7 +309,7 @@ impl Transactions {
         self.next_id = self.next_id.wrapping_add(1);
         let deadline = after(now, self.config.t1);
         self.outgoing_keys.insert((peer, sequence), id);
-        self.retransmit.insert((deadline, id));
+        self.retransmit.push(deadline, id);
         self.transmits.push_back(Transmit {
             peer,
             bytes: bytes.clone(),
@@ -294,259 +329,6 @@ impl Transactions {
         Ok(id)
     }
 
-    /// One UDP datagram received from `peer`. FO-bundled messages are unpacked and each
-    /// becomes an event (or a replayed response). Responses are matched by (peer, sequence)
-    /// and stop retransmission; duplicate requests are answered from the response cache or
-    /// dropped if still in progress. See the [module docs](self).
-    pub fn handle_datagram(&mut self, peer: SocketAddr, payload: Bytes, now: Instant) {
-        if self.events.len() >= self.config.max_queued
-            || self.transmits.len() >= self.config.max_queued
-        {
-            self.stats.datagrams_dropped += 1;
-            debug!(%peer, "transaction queues full: datagram dropped");
-            return;
-        }
-        let mut messages = Datagram::new(&payload).peekable();
-        while let Some(item) = messages.next() {
-            let msg = match item {
-                Ok(msg) => msg,
-                Err(error) => {
-                    self.on_malformed(peer, error);
-                    continue;
-                }
-            };
-            if let Some(Err(e)) = messages.peek() {
-                if matches!(e.kind, DecodeErrorKind::TrailingData { .. }) {
-                    // The UDP length exceeds this message's Length (clause 7.6): the error,
-                    // which carries this message's header, is all that is reported.
-                    continue;
-                }
-            }
-            let start = msg.offset();
-            let end = start + msg.as_bytes().len();
-            if end > payload.len() {
-                continue;
-            }
-            let bytes = payload.slice(start..end);
-            self.on_message(peer, &msg, bytes, now);
-        }
-    }
-
-    fn on_message(&mut self, peer: SocketAddr, msg: &Message<'_>, bytes: Bytes, now: Instant) {
-        let h = msg.header();
-        match h.message_type.direction() {
-            Some(Direction::Request) => {
-                let fp = fingerprint(msg.as_bytes());
-                self.on_request(peer, h.sequence, h.message_type, fp, bytes, now);
-            }
-            Some(Direction::Response) => self.on_response(peer, h.sequence, bytes),
-            Some(Direction::Unsolicited) => {
-                self.stats.version_not_supported += 1;
-                debug!(%peer, "Version Not Supported Response received");
-                self.events.push_back(Event::VersionNotSupported { peer });
-            }
-            None => {
-                let error = DecodeError::new(
-                    DecodeErrorKind::UnknownMessageType(h.message_type.0),
-                    msg.offset(),
-                )
-                .with_header(msg.summary());
-                self.on_malformed(peer, error);
-            }
-        }
-    }
-
-    fn on_malformed(&mut self, peer: SocketAddr, error: DecodeError) {
-        self.stats.malformed += 1;
-        debug!(%peer, %error, "malformed message");
-        if self.config.fail_on_malformed_response {
-            if let Some(h) = error.header {
-                if h.message_type.direction() == Some(Direction::Response) {
-                    if let Some(&id) = self.outgoing_keys.get(&(peer, h.sequence)) {
-                        if let Some(o) = self.remove_outgoing(id) {
-                            self.events.push_back(Event::MalformedResponse {
-                                id,
-                                peer,
-                                error,
-                                transmissions: o.transmissions,
-                            });
-                            return;
-                        }
-                    }
-                }
-            }
-        }
-        self.events.push_back(Event::Malformed { peer, error });
-    }
-
-    fn on_response(&mut self, peer: SocketAddr, sequence: SequenceNumber, bytes: Bytes) {
-        let Some(&id) = self.outgoing_keys.get(&(peer, sequence)) else {
-            self.stats.unmatched_responses += 1;
-            trace!(%peer, %sequence, "unmatched response discarded");
-            self.events
-                .push_back(Event::UnmatchedResponse { peer, sequence });
-            return;
-        };
-        if let Some(o) = self.remove_outgoing(id) {
-            self.stats.responses_matched += 1;
-            self.events.push_back(Event::Response {
-                id,
-                peer,
-                bytes,
-                transmissions: o.transmissions,
-            });
-        }
-    }
-
-    fn on_request(
-        &mut self,
-        peer: SocketAddr,
-        sequence: SequenceNumber,
-        message_type: MessageType,
-        fp: u64,
-        bytes: Bytes,
-        now: Instant,
-    ) {
-        let key = (peer, sequence);
-        let mut reused = false;
-        if let Some(entry) = self.incoming.get(&key) {
-            match &entry.state {
-                IncomingState::InProgress { .. } => {
-                    // Same content: a retransmission. Other content while the first is in
-                    // progress: the number is reused too early; drop it too (the peer
-                    // retransmits it, and it is delivered once the first is answered).
-                    self.stats.duplicates_dropped += 1;
-                    self.events.push_back(Event::DuplicateRequest {
-                        peer,
-                        sequence,
-                        replayed: false,
-                    });
-                    return;
-                }
-                IncomingState::Answered { response } if entry.fingerprint == fp => {
-                    self.stats.duplicates_replayed += 1;
-                    self.transmits.push_back(Transmit {
-                        peer,
-                        bytes: response.clone(),
-                    });
-                    self.events.push_back(Event::DuplicateRequest {
-                        peer,
-                        sequence,
-                        replayed: true,
-                    });
-                    return;
-                }
-                IncomingState::Answered { .. } => reused = true,
-            }
-        }
-        if reused {
-            self.stats.sequence_reuses += 1;
-            debug!(%peer, %sequence, "sequence number reused with new content: new request");
-            self.remove_incoming(&key);
-        }
-        self.stats.requests_received += 1;
-        if self.config.max_pending_requests > 0 {
-            while self.pending_expiry.len() >= self.config.max_pending_requests {
-                let Some((_, old)) = self.pending_expiry.pop_first() else {
-                    break;
-                };
-                self.incoming.remove(&old);
-                self.stats.pending_evictions += 1;
-            }
-            let expiry = (
-                after(now, self.config.response_cache_ttl),
-                self.next_serial(),
-            );
-            self.pending_expiry.insert(expiry, key);
-            self.incoming.insert(
-                key,
-                Incoming {
-                    state: IncomingState::InProgress {
-                        request_type: message_type,
-                    },
-                    fingerprint: fp,
-                    expiry,
-                },
-            );
-        }
-        self.events.push_back(Event::Request {
-            peer,
-            sequence,
-            message_type,
-            bytes,
-        });
-    }
-
-    /// Answer a request delivered as [`Event::Request`]: queue `bytes` (one complete response
-    /// carrying `request_sequence`) to the request's source address and port (`peer`) and
-    /// cache it for duplicates for the response cache TTL.
-    ///
-    /// A request the layer does not track (reported as [`Event::Malformed`], or forgotten
-    /// under memory pressure or after the TTL) is answered all the same, without caching.
-    pub fn send_response(
-        &mut self,
-        peer: SocketAddr,
-        request_sequence: SequenceNumber,
-        bytes: Bytes,
-        now: Instant,
-    ) -> Result<(), XactError> {
-        let (message_type, sequence) = one_message(&bytes)?;
-        if message_type.direction() != Some(Direction::Response) {
-            return Err(XactError::NotAResponse);
-        }
-        if sequence != request_sequence {
-            return Err(XactError::SequenceMismatch {
-                expected: request_sequence,
-                found: sequence,
-            });
-        }
-        let key = (peer, sequence);
-        match self.incoming.get(&key).map(|e| &e.state) {
-            Some(IncomingState::Answered { .. }) => return Err(XactError::AlreadyAnswered),
-            Some(&IncomingState::InProgress { request_type }) => {
-                if request_type.response_type() != Some(message_type) {
-                    return Err(XactError::WrongResponseType {
-                        request: request_type,
-                        found: message_type,
-                    });
-                }
-                self.cache_response(key, bytes.clone(), now);
-            }
-            None => {
-                self.stats.responses_untracked += 1;
-                trace!(%peer, %sequence, "response to an untracked request: not cached");
-            }
-        }
-        self.stats.responses_sent += 1;
-        self.transmits.push_back(Transmit { peer, bytes });
-        Ok(())
-    }
-
-    /// Turn the in-progress entry `key` into a cached response.
-    fn cache_response(&mut self, key: Key, response: Bytes, now: Instant) {
-        if self.config.max_cached_responses == 0 {
-            self.remove_incoming(&key);
-            return;
-        }
-        while self.cache_expiry.len() >= self.config.max_cached_responses {
-            let Some((_, old)) = self.cache_expiry.pop_first() else {
-                break;
-            };
-            self.incoming.remove(&old);
-            self.stats.cache_evictions += 1;
-        }
-        let expiry = (
-            after(now, self.config.response_cache_ttl),
-            self.next_serial(),
-        );
-        if let Some(entry) = self.incoming.get_mut(&key) {
-            self.pending_expiry.remove(&entry.expiry);
-            entry.expiry = expiry;
-            entry.state = IncomingState::Answered { response };
-            self.cache_expiry.insert(expiry, key);
-        }
-    }
-
     /// Abandon an outstanding request: no more retransmissions, no event. Returns whether it
     /// was outstanding.
     pub fn cancel(&mut self, id: TxId) -> bool {
@@ -562,10 +344,11 @@ impl Transactions {
     /// progress and cached responses). Use it when the peer restarted or its path failed.
     /// Returns the number of requests failed.
     pub fn fail_peer(&mut self, peer: SocketAddr) -> usize {
-        let range = (peer, SequenceNumber::wrapping(0))..=(peer, SequenceNumber::MAX);
+        // A scan: peers fail rarely, and the hash tables keep the common operations O(1).
         let mut ids: Vec<TxId> = self
             .outgoing_keys
-            .range(range.clone())
+            .iter()
+            .filter(|((p, _), _)| *p == peer)
             .map(|(_, &id)| id)
             .collect();
         ids.sort_unstable();
@@ -581,11 +364,8 @@ impl Transactions {
             }
         }
         self.stats.failed_by_peer += failed as u64;
-        let keys: Vec<Key> = self.incoming.range(range).map(|(&k, _)| k).collect();
-        for key in &keys {
-            self.remove_incoming(key);
-        }
-        debug!(%peer, failed, forgotten = keys.len(), "peer failed");
+        let forgotten = self.forget_pending_from(peer) + self.cache.remove_peer(peer);
+        debug!(%peer, failed, forgotten, "peer failed");
         failed
     }
 
@@ -601,12 +381,11 @@ impl Transactions {
 
     /// When [`Transactions::handle_timeout`] should be called next (may be in the past).
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let retransmit = self.retransmit.first().map(|&(at, _)| at);
-        let pending = self
-            .pending_expiry
-            .first_key_value()
-            .map(|(&(at, _), _)| at);
-        let cache = self.cache_expiry.first_key_value().map(|(&(at, _), _)| at);
+        // The fronts are live (cleaned on every removal) but for rare cases, where a stale
+        // front only makes `handle_timeout` come early once.
+        let retransmit = self.retransmit.first().map(|(at, _)| at);
+        let pending = self.pending_expiry.first().map(|(at, _)| at);
+        let cache = self.cache.next_expiry();
         [retransmit, pending, cache].into_iter().flatten().min()
     }
 
@@ -616,12 +395,12 @@ impl Transactions {
         // Rescheduled timers go back after the loop, so a deadline cannot fire twice in one
         // call whatever T1 is.
         let mut rescheduled = std::mem::take(&mut self.rescheduled);
-        while let Some(&(at, id)) = self.retransmit.first() {
+        while let Some((at, id)) = self.retransmit.first() {
             if at > now {
                 break;
             }
             self.retransmit.pop_first();
-            let Some(o) = self.outgoing.get_mut(&id) else {
+            let Some(o) = self.outgoing.get_mut(&id).filter(|o| o.deadline == at) else {
                 continue;
             };
             // Retransmit while the retries so far are fewer than N1 (clause 6.4).
@@ -645,17 +424,22 @@ impl Transactions {
                 });
             }
         }
-        self.retransmit.extend(rescheduled.drain(..));
-        self.rescheduled = rescheduled;
-        for expiry in [&mut self.pending_expiry, &mut self.cache_expiry] {
-            while let Some(entry) = expiry.first_entry() {
-                if entry.key().0 > now {
-                    break;
-                }
-                let key = entry.remove();
-                self.incoming.remove(&key);
-            }
+        for (at, id) in rescheduled.drain(..) {
+            self.retransmit.push(at, id);
         }
+        self.rescheduled = rescheduled;
+        let pending = self.pending.len();
+        while let Some((at, (serial, key))) = self.pending_expiry.first() {
+            if at > now {
+                break;
+            }
+            self.pending_expiry.pop_first();
+            self.take_live(serial, &key);
+        }
+        if self.pending.len() != pending {
+            self.shrink_pending();
+        }
+        self.cache.expire(now);
     }
 
     /// Outstanding outgoing requests.
@@ -670,12 +454,12 @@ impl Transactions {
 
     /// Cached responses to incoming requests.
     pub fn cached_responses(&self) -> usize {
-        self.cache_expiry.len()
+        self.cache.len()
     }
 
     /// Incoming requests delivered and not answered yet (and not expired).
     pub fn pending_requests(&self) -> usize {
-        self.pending_expiry.len()
+        self.pending.len()
     }
 
     fn next_serial(&mut self) -> u64 {
@@ -686,7 +470,12 @@ impl Transactions {
     fn remove_outgoing(&mut self, id: TxId) -> Option<Outgoing> {
         let o = self.outgoing.remove(&id)?;
         self.outgoing_keys.remove(&(o.peer, o.sequence));
-        self.retransmit.remove(&(o.deadline, id));
+        // Its timer entry is stale now; responses come mostly in order, so it is usually at
+        // the front, where it goes at once.
+        let outgoing = &self.outgoing;
+        self.retransmit.clean(outgoing.len(), |at, id| {
+            outgoing.get(&id).is_some_and(|o| o.deadline == at)
+        });
         if let Some(n) = self.per_peer.get_mut(&o.peer) {
             *n = n.saturating_sub(1);
             if *n == 0 {
@@ -694,15 +483,6 @@ impl Transactions {
             }
         }
         Some(o)
-    }
-
-    fn remove_incoming(&mut self, key: &Key) -> Option<Incoming> {
-        let entry = self.incoming.remove(key)?;
-        match entry.state {
-            IncomingState::InProgress { .. } => self.pending_expiry.remove(&entry.expiry),
-            IncomingState::Answered { .. } => self.cache_expiry.remove(&entry.expiry),
-        };
-        Some(entry)
     }
 }
 

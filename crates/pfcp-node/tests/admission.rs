@@ -159,6 +159,134 @@ fn overloaded_up_rejects_low_priority_establishments_with_valid_responses() {
     );
 }
 
+/// Clause 6.2.4.3: a UP function in overload advertises OCI. A burst in the first control
+/// interval, before the reporter has measured anything: every cause-74 rejection carries a
+/// node-scoped OCI with a metric above 0, which a decoder reads back.
+#[test]
+fn a_burst_in_the_first_interval_gets_an_oci_on_every_rejection() {
+    let t0 = base();
+    let (addr, node) = smf();
+    let mut up = UpAdmission::new(
+        AdmissionConfig::new(NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into()))
+            .with_service_rate(Some(1000.0))
+            .with_queue_capacity(8),
+        t0,
+    )
+    .unwrap();
+    up.set_peer_support(node.clone(), true, true);
+    let mut rejections = 0;
+    let mut sequences = Vec::new();
+    // 200 establishments within 50 ms (4x the service rate), priorities cycling 0..=15.
+    for ms in 0..50u32 {
+        let now = t0 + ms * MS;
+        for k in 0..4u32 {
+            let seq = 1 + ms * 4 + k;
+            let req = up
+                .request_from(
+                    addr,
+                    establishment(seq, (seq % 16) as u8, u64::from(seq)),
+                    Some(node.clone()),
+                )
+                .unwrap();
+            let refused = match up.offer(req, now) {
+                Admit::Queued { evicted } => evicted,
+                Admit::Rejected { request, .. } => Some(request),
+                Admit::Bypass(r) => panic!("establishments are admitted: {r:?}"),
+            };
+            let Some(r) = refused else { continue };
+            let rsp = MessageType::SESSION_ESTABLISHMENT_RESPONSE;
+            let cause = Some(Cause::PFCP_ENTITY_IN_CONGESTION);
+            let oci = up.oci_for(&r.peer_key(), rsp, cause, now);
+            let lci = up.lci_for(&r.peer_key(), rsp);
+            let bytes = up.build_rejection(&r, oci, lci).unwrap();
+            let aoci = check_rejection(&bytes, &r, u64::from(r.sequence.value()));
+            assert_eq!(
+                aoci,
+                Some(true),
+                "a node-scoped OCI on rejection {rejections}"
+            );
+            let got = Message::decode(&bytes)
+                .unwrap()
+                .overload_control_information()
+                .unwrap()
+                .unwrap();
+            assert!(got.metric.percent() > 0);
+            assert!(got.period_of_validity.duration() <= Some(Duration::from_secs(2)));
+            sequences.push(got.sequence_number.0);
+            rejections += 1;
+        }
+        while up.poll_ready(now).is_some() {}
+    }
+    // All of it in the first interval, where the reporter has no metric yet.
+    assert_eq!(up.overload_metric(), 0);
+    assert!(rejections >= 100, "{rejections}");
+    // Numbers never go backwards: a CP function applies each rise and ignores repeats.
+    assert!(sequences.windows(2).all(|w| w[0] <= w[1]), "{sequences:?}");
+}
+
+/// The same through a UP [`pfcp_node::Endpoint`] on real UDP: a CP function associates
+/// (advertising OVRL) and sends a burst at once; every cause-74 response it gets back carries
+/// the OCI.
+#[cfg(feature = "tokio")]
+#[tokio::test]
+async fn endpoint_rejections_in_the_first_interval_carry_an_oci() {
+    use pfcp_node::{Endpoint, EndpointConfig, LocalNode};
+    use pfcp_overload::ReporterConfig;
+    use pfcp_wire::ie::RecoveryTimeStamp;
+    use tokio::net::UdpSocket;
+    use tokio::time::timeout;
+
+    let up_node = NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into());
+    // A first control interval of 5 s, so the whole burst surely falls in it.
+    let reporter = ReporterConfig::default()
+        .with_node_scoped(true)
+        .with_interval(Duration::from_secs(5));
+    let config = EndpointConfig::new(LocalNode::up(up_node.clone(), RecoveryTimeStamp(7)))
+        .with_heartbeat_interval(None)
+        .with_admission(
+            AdmissionConfig::new(up_node)
+                .with_service_rate(Some(10.0))
+                .with_queue_capacity(2)
+                .with_reporter(reporter),
+        );
+    let (up, _channels) = Endpoint::bind(config, (Ipv4Addr::LOCALHOST, 0).into())
+        .await
+        .unwrap();
+    let cp = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let mut buf = vec![0u8; 2048];
+    // Association Setup Request (digest 4.11): Node ID 192.0.2.10, CP features LOAD|OVRL.
+    let setup =
+        pfcp_wire::owned::parse_hex("2005001a00000100003c000500c000020a00600004e8f4a2b00059000103")
+            .unwrap();
+    cp.send_to(&setup, up.local_addr()).await.unwrap();
+    let n = timeout(Duration::from_secs(5), cp.recv(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    let rsp = Message::decode(&buf[..n]).unwrap();
+    assert_eq!(rsp.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
+    // 20 establishments at once: one is served, two wait, the rest are refused.
+    for seq in 2..22u32 {
+        let req = establishment(seq, 8, u64::from(seq));
+        cp.send_to(&req, up.local_addr()).await.unwrap();
+    }
+    let mut refused = 0;
+    while let Ok(Ok(n)) = timeout(Duration::from_millis(500), cp.recv(&mut buf)).await {
+        let msg = Message::decode(&buf[..n]).unwrap();
+        msg.validate().unwrap();
+        assert_eq!(
+            msg.message_type(),
+            MessageType::SESSION_ESTABLISHMENT_RESPONSE
+        );
+        assert_eq!(msg.cause().unwrap(), Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+        let oci = msg.overload_control_information().unwrap();
+        let oci = oci.unwrap_or_else(|| panic!("cause 74 without OCI: {msg:?}"));
+        assert!(oci.metric.percent() > 0 && oci.aoci());
+        refused += 1;
+    }
+    assert!(refused >= 10, "{refused}");
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Offer(u8),

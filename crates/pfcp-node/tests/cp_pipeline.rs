@@ -213,9 +213,20 @@ impl World {
         let dest = self.ups[from].dest();
         let out = self.cp.handle_response(&dest, &msg, self.now);
         if let Some(o) = out.oci {
+            // Every OCI a UP sends is new, except that a cause-74 rejection repeats the
+            // overflow OCI in force (admission module docs): the same number, which the CP
+            // ignores without restarting its timer (clause 6.2.4.3.2 NOTE 1). Never stale.
+            let refusal = msg.cause().unwrap() == Some(Cause::PFCP_ENTITY_IN_CONGESTION);
+            let repeat = matches!(
+                o,
+                pfcp_overload::OciOutcome::Ignored {
+                    reason: pfcp_overload::IgnoreReason::Duplicate,
+                    ..
+                }
+            );
             assert!(
-                matches!(o, pfcp_overload::OciOutcome::Applied { .. }),
-                "every OCI a UP sends is new: {o:?}"
+                matches!(o, pfcp_overload::OciOutcome::Applied { .. }) || (refusal && repeat),
+                "every OCI a UP sends is new (or a refusal's repeat): {o:?}"
             );
         }
         if msg.cause().unwrap() == Some(Cause::PFCP_ENTITY_IN_CONGESTION) {

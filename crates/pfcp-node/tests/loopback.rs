@@ -2,6 +2,8 @@
 //! Loopback integration tests on real UDP sockets: association and heartbeat, unassociated
 //! peers rejected, session requests through the application, restart detection, malformed
 //! input answered per clause 7.6.
+//! Requests answered by a `RequestHandler` inside the endpoint take the same response path
+//! (response cache, OCI piggybacking under admission overload).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -241,4 +243,201 @@ async fn clause_7_6_malformed_and_wrong_version() {
     );
     assert_eq!(m.cause().unwrap(), Some(Cause::INVALID_LENGTH));
     assert_eq!(m.header().sequence.value(), 4);
+}
+
+/// A Session Establishment Request with sequence number `seq` (the IEs of
+/// [`establishment_ies`]: CP SEID 1), as a peer sends it.
+fn establishment_request(seq: u32) -> Vec<u8> {
+    use pfcp_wire::encode::MessageWriter;
+    use pfcp_wire::SequenceNumber;
+    let h = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST)
+        .with_seid(0)
+        .with_sequence(SequenceNumber::new(seq).unwrap());
+    let mut out = Vec::new();
+    let mut w = MessageWriter::begin(&mut out, &h).unwrap();
+    w.raw_ies(&establishment_ies()).unwrap();
+    w.finish().unwrap();
+    out
+}
+
+/// The accepted Session Establishment Response to `msg` (UP F-SEID 0x55).
+fn accepted(msg: &Message<'_>) -> Bytes {
+    let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+        .with_seid(msg.f_seid().unwrap().unwrap().seid)
+        .with_sequence(msg.header().sequence);
+    let b = MessageBuilder::new(header)
+        .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
+        .ie(Cause::REQUEST_ACCEPTED)
+        .ie(FSeid {
+            seid: 0x55,
+            ipv4: Some(Ipv4Addr::LOCALHOST),
+            ipv6: None,
+        });
+    let mut out = BytesMut::zeroed(b.encoded_len());
+    b.encode_into(&mut out).unwrap();
+    out.freeze()
+}
+
+/// Association Setup Request from a raw peer (CP Function Features LOAD and OVRL).
+const ASSOCIATION_SETUP: &str = "2005001a00000100003c000500c000020a00600004e8f4a2b00059000103";
+
+/// A request answered by a `RequestHandler` takes the response path of channel answers: the
+/// response is cached, so a retransmission of the request gets the same octets back without
+/// a second call of the handler.
+#[tokio::test]
+async fn handler_answers_are_cached_for_retransmissions() {
+    use pfcp_node::endpoint::{HandlerReply, RequestView};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let handler = move |req: &RequestView<'_>| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        assert_eq!(
+            req.message_type(),
+            MessageType::SESSION_ESTABLISHMENT_REQUEST
+        );
+        assert_eq!(
+            req.node(),
+            Some(&NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 10).into()))
+        );
+        HandlerReply::Respond(accepted(req.message()))
+    };
+    let (up, _ch) = Endpoint::bind_with_handler(config(up_node()), any_port(), handler)
+        .await
+        .unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    let r = raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
+    assert_eq!(
+        Message::decode(&r).unwrap().cause().unwrap(),
+        Some(Cause::REQUEST_ACCEPTED)
+    );
+    let request = establishment_request(7);
+    let mut buf = vec![0u8; 2048];
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        peer.send_to(&request, up.local_addr()).await.unwrap();
+        let (n, _) = timeout(WAIT, peer.recv_from(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        answers.push(buf[..n].to_vec());
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "the retransmission gets the cached response"
+    );
+    let m = Message::decode(&answers[0]).unwrap();
+    assert_eq!(m.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
+    assert_eq!(m.header().sequence.value(), 7);
+    assert_eq!(m.header().seid, Some(1));
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the handler ran once");
+}
+
+/// Under admission overload, the responses a handler builds get the UP's OCI appended like
+/// channel responses (clause 6.2.4.3), and what admission refuses is answered with cause 74
+/// without reaching the handler.
+#[tokio::test]
+async fn handler_answers_carry_the_oci_under_admission_overload() {
+    use pfcp_node::endpoint::{HandlerReply, RequestView};
+    use pfcp_node::AdmissionConfig;
+    use pfcp_overload::{InclusionPolicy, ReporterConfig};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    let handler = move |req: &RequestView<'_>| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        HandlerReply::Respond(accepted(req.message()))
+    };
+    // 20 requests/s, 4 waiting at most: a burst of 40 overloads it at once. (The service
+    // model lets the first few through at once, before anything is refused and the metric
+    // rises; those are answered without an OCI.)
+    let admission = AdmissionConfig::new(NodeKey::fqdn("upf1.example.net"))
+        .with_service_rate(Some(20.0))
+        .with_queue_capacity(4)
+        .with_reporter(
+            ReporterConfig::default()
+                .with_node_scoped(true)
+                .with_inclusion(InclusionPolicy::EveryMessage),
+        );
+    let cfg = config(up_node()).with_admission(admission);
+    let (up, _ch) = Endpoint::bind_with_handler(cfg, any_port(), handler)
+        .await
+        .unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
+    const BURST: u32 = 40;
+    for seq in 10..10 + BURST {
+        peer.send_to(&establishment_request(seq), up.local_addr())
+            .await
+            .unwrap();
+    }
+    let (mut accepted_n, mut accepted_with_oci, mut rejected) = (0, 0, 0);
+    let mut buf = vec![0u8; 2048];
+    for _ in 0..BURST {
+        let (n, _) = timeout(WAIT, peer.recv_from(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        let m = Message::decode(&buf[..n]).unwrap();
+        m.validate().unwrap();
+        match m.cause().unwrap() {
+            Some(Cause::REQUEST_ACCEPTED) => {
+                accepted_n += 1;
+                if let Some(oci) = m.overload_control_information().unwrap() {
+                    assert!(oci.metric.percent() > 0, "{oci:?}");
+                    accepted_with_oci += 1;
+                }
+            }
+            Some(Cause::PFCP_ENTITY_IN_CONGESTION) => rejected += 1,
+            other => panic!("unexpected cause {other:?}"),
+        }
+    }
+    assert_eq!(accepted_n + rejected, BURST);
+    assert!(rejected > 0, "the burst overloads admission");
+    assert_eq!(calls.load(Ordering::SeqCst), accepted_n as usize);
+    assert!(
+        accepted_with_oci > 0,
+        "{accepted_with_oci} of {accepted_n} accepted responses carried an OCI"
+    );
+}
+
+/// `HandlerReply::Defer` hands the request to the incoming channel as without a handler;
+/// `HandlerReply::Reject` answers with the cause, in a response the endpoint builds.
+#[tokio::test]
+async fn handler_defers_to_the_channel_and_rejects() {
+    use pfcp_node::endpoint::{HandlerReply, RequestView};
+    // Odd sequence numbers go to the application task, even ones are rejected.
+    let handler = |req: &RequestView<'_>| {
+        if req.sequence().value() % 2 == 1 {
+            HandlerReply::Defer
+        } else {
+            HandlerReply::Reject(Cause::REQUEST_REJECTED)
+        }
+    };
+    let (up, mut up_ch) = Endpoint::bind_with_handler(config(up_node()), any_port(), handler)
+        .await
+        .unwrap();
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
+    raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
+    let app = tokio::spawn(async move {
+        let req = up_ch.incoming.recv().await.unwrap();
+        let response = accepted(&req.message().unwrap());
+        req.respond(response).await.unwrap();
+    });
+    let r = raw_exchange(&peer, up.local_addr(), &hex(&establishment_request(3))).await;
+    let m = Message::decode(&r).unwrap();
+    assert_eq!(m.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
+    app.await.unwrap();
+    let r = raw_exchange(&peer, up.local_addr(), &hex(&establishment_request(4))).await;
+    let m = Message::decode(&r).unwrap();
+    m.validate().unwrap();
+    assert_eq!(m.cause().unwrap(), Some(Cause::REQUEST_REJECTED));
+    assert_eq!(m.header().sequence.value(), 4);
+    assert_eq!(m.header().seid, Some(1), "the CP SEID, from the CP F-SEID");
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -1,6 +1,7 @@
 //! Egress throttle (PCEMT style) through the public API: admitted rate under overload
-//! (perf-anchors S5 targets), limit mode by priority, and property tests of the
-//! configuration checks, the level hysteresis and the cap.
+//! (perf-anchors S5 targets) in every tick-aligned window, limit mode by priority, and
+//! property tests of the configuration checks, the level hysteresis, the cap's bucket and its
+//! admission window.
 
 use std::time::{Duration, Instant};
 
@@ -145,6 +146,16 @@ fn simulate_profile(
     out
 }
 
+/// The least and the most messages admitted in any tick-aligned window of `n` ticks of the
+/// measurement interval (the bins are the ticks).
+fn window_range(bins: &[u64], n: usize) -> (u64, u64) {
+    let sums: Vec<u64> = bins.windows(n).map(|w| w.iter().sum()).collect();
+    (
+        sums.iter().copied().min().unwrap_or(0),
+        sums.iter().copied().max().unwrap_or(0),
+    )
+}
+
 fn uniform(rng: &mut XorShift) -> u8 {
     (rng.next() >> 60) as u8
 }
@@ -182,18 +193,20 @@ fn success(o: &Outcome, v: usize) -> f64 {
 
 #[test]
 fn s5_admitted_rate_stays_at_the_max_emr_under_overload() {
-    // Default configuration (TT-1 100 %, AT-1 80 %, level 1 throttles 12..=15, burst 16), Max
-    // EMR 1000/s, requests of uniform priority plus answers at 20 % of the Max EMR that the
-    // cap must leave room for. 60 s measured after a 2 s warm-up.
+    // Default configuration (TT-1 100 %, AT-1 80 %, level 1 throttles 12..=15, burst 16,
+    // convergence time 1 s), Max EMR 1000/s, requests of uniform priority plus answers at 20 %
+    // of the Max EMR that the cap must leave room for. 60 s measured after a 2 s warm-up.
     let config = EgressConfig::new(1000);
     for factor in [1.5, 3.0, 10.0] {
         let o = simulate(config, factor, 0.2, 2, 60, uniform);
         let ratio = o.admitted as f64 / (1000.0 * 60.0);
-        let min_bin = *o.bins.iter().min().unwrap();
-        let max_bin = *o.bins.iter().max().unwrap();
+        let (min_bin, max_bin) = window_range(&o.bins, 1);
+        // Every tick-aligned window of one convergence time (10 ticks).
+        let (min_window, max_window) = window_range(&o.bins, 10);
         let per_priority: Vec<String> = (0..12).map(|v| format!("{:.2}", success(&o, v))).collect();
         println!(
-            "{factor}x: admitted {:.3} % of Max EMR over 60 s; per 100 ms window {min_bin}..{max_bin} %; \
+            "{factor}x: admitted {:.3} % of Max EMR over 60 s; per 1 s window (tick-aligned) \
+             {min_window}..{max_window} (budget 1000); per 100 ms tick {min_bin}..{max_bin}; \
              level {} ({} changes); misplaced {:.2} %; success p0..p11 {}",
             ratio * 100.0,
             o.level,
@@ -201,15 +214,11 @@ fn s5_admitted_rate_stays_at_the_max_emr_under_overload() {
             misplaced(&o) * 100.0,
             per_priority.join(" ")
         );
-        // The bucket may hold up to one burst more at the start of the measured interval
-        // than at its end: the exact bound is max_rate x T + burst.
-        assert!(
-            (0.98..=1.0 + 16.0 / 60_000.0).contains(&ratio),
-            "{factor}x: {ratio}"
-        );
-        // Any window: at most max_rate x T + burst.
-        assert!(max_bin <= 100 + 16, "{factor}x: {max_bin}");
-        assert!(min_bin >= 84, "{factor}x: {min_bin}");
+        assert!((0.98..=1.0).contains(&ratio), "{factor}x: {ratio}");
+        // The admission window: never above max_rate x T, and within 2 % of it. (With the
+        // token bucket alone a window could take max_rate x T + burst: 1016.)
+        assert!(max_window <= 1000, "{factor}x: {max_window}");
+        assert!(min_window >= 980, "{factor}x: {min_window}");
         assert_eq!(o.level, 1);
         assert_eq!(
             o.level_changes, 1,
@@ -219,8 +228,39 @@ fn s5_admitted_rate_stays_at_the_max_emr_under_overload() {
         for v in 12..16 {
             assert_eq!(o.sent[v], 0, "{factor}x priority {v}");
         }
-        assert!(success(&o, 0) >= 0.995, "{factor}x");
-        assert!(misplaced(&o) <= 0.03, "{factor}x");
+        // 0.995 and 3 % with the token bucket alone. An exact window cannot lend a cluster of
+        // priority-0 arrivals the capacity of the next window, as the bucket's burst did,
+        // and the ladder keeps the window's last places for the higher priorities only while
+        // the tick lasts (see `Cap::window_admits`): priority 0 loses up to 0.7 % at 10x,
+        // and up to 3.2 % of the admitted requests go out of order at 3x (2.8 % before).
+        assert!(success(&o, 0) >= 0.99, "{factor}x");
+        assert!(misplaced(&o) <= 0.035, "{factor}x");
+    }
+}
+
+#[test]
+fn s5_one_tick_windows() {
+    // The same overloads with a convergence time of one tick (100 ms): the admission window
+    // is then each tick on its own, with a budget of 100 messages, and a place left at the
+    // end of a tick is lost to it. The bucket's level moves by up to about half a burst
+    // within a tick, so a tick admits 89-100 % of its budget; the upper bound stays exact.
+    let mut config = EgressConfig::new(1000);
+    config.convergence_time = config.tick;
+    for factor in [1.5, 3.0, 10.0] {
+        let o = simulate(config, factor, 0.2, 2, 60, uniform);
+        let ratio = o.admitted as f64 / (1000.0 * 60.0);
+        let (min_window, max_window) = window_range(&o.bins, 1);
+        println!(
+            "one-tick windows {factor}x: admitted {:.3} % of Max EMR over 60 s; per 100 ms \
+             window {min_window}..{max_window} (budget 100); misplaced {:.2} %; success p0 {:.4}",
+            ratio * 100.0,
+            misplaced(&o) * 100.0,
+            success(&o, 0)
+        );
+        assert!((0.97..=1.0).contains(&ratio), "{factor}x: {ratio}");
+        assert!(max_window <= 100, "{factor}x: {max_window}");
+        assert!(min_window >= 89, "{factor}x: {min_window}");
+        assert!(success(&o, 0) >= 0.96, "{factor}x");
     }
 }
 
@@ -235,27 +275,30 @@ fn s5_limit_mode_sheds_lowest_priority_first() {
     for factor in [1.5, 3.0, 10.0] {
         let o = simulate(config, factor, 0.0, 2, 60, s5_mix);
         let ratio = o.admitted as f64 / (1000.0 * 60.0);
+        let (min_window, max_window) = window_range(&o.bins, 10);
         let per_priority: Vec<String> = [0usize, 3, 6, 9, 12]
             .iter()
             .map(|&v| format!("p{v} {:.3}", success(&o, v)))
             .collect();
         println!(
-            "limit mode {factor}x: admitted {:.3} %; misplaced {:.2} %; success {}",
+            "limit mode {factor}x: admitted {:.3} %; per 1 s window {min_window}..{max_window}; \
+             misplaced {:.2} %; success {}",
             ratio * 100.0,
             misplaced(&o) * 100.0,
             per_priority.join(", ")
         );
-        assert!(
-            (0.98..=1.0 + 16.0 / 60_000.0).contains(&ratio),
-            "{factor}x: {ratio}"
-        );
-        // S5's highest priority ("priority 4", p0 here) is not shed at 1.5x and 3x. At 10x, p0
-        // and p3 fill exactly the Max EMR, the hardest case for an admission without a queue:
-        // their random clusters drain the bucket and p6 takes the lulls.
+        assert!((0.98..=1.0).contains(&ratio), "{factor}x: {ratio}");
+        assert!(max_window <= 1000, "{factor}x: {max_window}");
+        assert!(min_window >= 980, "{factor}x: {min_window}");
+        // S5's highest priority ("priority 4", p0 here) is all but never shed at 1.5x and 3x
+        // (never, with the token bucket alone: see `s5_admitted_rate_...` for what the exact
+        // window costs it). At 10x, p0 and p3 fill exactly the Max EMR, the hardest case for
+        // an admission without a queue: their random clusters drain the bucket and p6 takes
+        // the lulls.
         let (p0_min, misplaced_max) = if factor <= 3.0 {
-            (1.0, 0.03)
+            (0.998, 0.03)
         } else {
-            (0.995, 0.10)
+            (0.99, 0.10)
         };
         assert!(success(&o, 0) >= p0_min, "{factor}x");
         assert!(misplaced(&o) <= misplaced_max, "{factor}x");
@@ -268,8 +311,9 @@ fn s5_steps_settle_within_the_convergence_time() {
     // convergence time 1 s). On the step up the cap binds at once, and its full ladder
     // protects priority 0 (90 % in that second) until the boundary estimate catches up. On
     // the step down the estimate is too strict for up to one convergence time: the bucket
-    // climbs to the lower priorities' thresholds and sometimes overflows (97 % in that
-    // second). Every other second of overload admits 98-100 % (+ one burst).
+    // climbs to the lower priorities' thresholds and sometimes overflows (96.6 % in that
+    // second). Every other second of overload admits 98-100 %: never more, since each second
+    // is a tick-aligned window of the admission cap (before it, up to one burst more).
     let config = EgressConfig::new(1000);
     let profile = |ns: u64| match ns / 1_000_000_000 {
         0..=4 => 0.5,
@@ -292,7 +336,7 @@ fn s5_steps_settle_within_the_convergence_time() {
             15 => (950, 0.97),
             _ => (980, 0.97),
         };
-        let high = if second < 5 { 600 } else { 1016 };
+        let high = if second < 5 { 600 } else { 1000 };
         assert!((low..=high).contains(&s[0]), "second {second}: {}", s[0]);
         assert!(
             s[2] as f64 >= p0_min * s[1] as f64,
@@ -524,6 +568,63 @@ proptest! {
                 }
             } else {
                 prop_assert_eq!(d, EgressDecision::Throttle(ThrottleReason::RateLimit));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The admission window: when a request is admitted, the tick-aligned window of the
+    /// convergence time that ends with its tick holds, with it, at most
+    /// `B = max(1, max_rate x T)` messages, answers included. So with requests only, no
+    /// tick-aligned window ever admits more than `B`.
+    #[test]
+    fn admission_window_never_exceeds_its_budget(
+        max_rate in 1u32..3000,
+        burst in 1u32..40,
+        tick_ms in 1u64..150,
+        ticks in 1u32..12,
+        seed in any::<u64>(),
+        max_gap_us in 1u64..3000,
+        answers_one_in in prop::option::of(2u64..6),
+    ) {
+        let mut c = EgressConfig::new(max_rate);
+        c.burst = burst;
+        c.tick = Duration::from_millis(tick_ms);
+        c.convergence_time = c.tick * ticks;
+        c.level_cutoff = [p(15), p(15), p(15)];
+        let window_ns = u128::from(tick_ms) * 1_000_000 * u128::from(ticks);
+        let budget = (u128::from(max_rate) * window_ns / 1_000_000_000).max(1) as u64;
+        let base = t0();
+        let mut t = EgressThrottle::new(c, base).unwrap();
+        let mut rng = XorShift(seed | 1);
+        let n = ticks as usize;
+        // Admitted per tick, by tick index from the throttle's creation.
+        let mut per_tick: Vec<u64> = Vec::new();
+        let mut now_ns = 0u64;
+        for _ in 0..5000 {
+            now_ns += rng.next() % (max_gap_us * 1000 + 1);
+            let k = (now_ns / (tick_ms * 1_000_000)) as usize;
+            if per_tick.len() <= k {
+                per_tick.resize(k + 1, 0);
+            }
+            let answer = answers_one_in.is_some_and(|one_in| rng.next() % one_in == 0);
+            let kind = if answer { MessageKind::Answer } else { MessageKind::Request };
+            let now = base + Duration::from_nanos(now_ns);
+            if t.decide(kind, p((rng.next() % 16) as u8), now).is_send() {
+                per_tick[k] += 1;
+                if !answer {
+                    t.on_transaction_end();
+                    let held: u64 = per_tick[(k + 1).saturating_sub(n)..=k].iter().sum();
+                    prop_assert!(held <= budget, "{} > {} at tick {}", held, budget, k);
+                }
+            }
+        }
+        if answers_one_in.is_none() {
+            for w in per_tick.windows(n) {
+                prop_assert!(w.iter().sum::<u64>() <= budget);
             }
         }
     }

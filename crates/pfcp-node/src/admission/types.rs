@@ -76,6 +76,12 @@ pub struct AdmissionConfig {
     /// Weight of the newest interval in the smoothed utilisation behind the Load Metric,
     /// in `(0, 1]`. Default 0.5.
     pub load_smoothing: f64,
+    /// Period of Validity of the *overflow OCI*: the one a cause-74 refusal carries while the
+    /// reporter publishes no metric yet (see the [module docs](crate::admission#overflow-oci)). Default
+    /// 2 s, the finest the Timer IE encodes (clause 8.2.35); it is rounded up to what the
+    /// Timer encodes. Short, because the estimate only bridges until the first measured
+    /// metric, and a one-off burst must not throttle the CP functions for long.
+    pub overflow_oci_validity: Duration,
 }
 
 impl AdmissionConfig {
@@ -94,6 +100,7 @@ impl AdmissionConfig {
             reporter: ReporterConfig::default().with_node_scoped(true),
             load_reporter: LoadReporterConfig::default(),
             load_smoothing: 0.5,
+            overflow_oci_validity: Duration::from_secs(2),
         }
     }
     /// With `queue_capacity` set (see the field).
@@ -138,6 +145,12 @@ impl AdmissionConfig {
         self.load_smoothing = load_smoothing;
         self
     }
+    /// With `overflow_oci_validity` set (see the field).
+    #[must_use]
+    pub fn with_overflow_oci_validity(mut self, validity: Duration) -> Self {
+        self.overflow_oci_validity = validity;
+        self
+    }
 }
 
 /// Why an [`AdmissionConfig`] was rejected.
@@ -153,6 +166,10 @@ pub enum AdmissionConfigError {
     /// `load_smoothing` is outside `(0, 1]`.
     #[error("load_smoothing must be in (0, 1], got {0}")]
     LoadSmoothing(f64),
+    /// `overflow_oci_validity` is zero (a stopped timer: the CP would drop the OCI at once)
+    /// or longer than the Timer IE encodes (clause 8.2.35).
+    #[error("overflow_oci_validity must be above zero and encodable as a Timer, got {0:?}")]
+    OverflowOciValidity(Duration),
     /// `node_id` is an FQDN that cannot be encoded.
     #[error("node_id: {0}")]
     NodeId(#[from] FqdnError),

@@ -162,3 +162,217 @@ fn clause_7_6_error_response_for_a_session_request() {
     );
     rm.validate().unwrap();
 }
+
+/// The CP function at [`peer`] with Recovery Time Stamp `rts`.
+fn cp(rts: u32) -> LocalNode {
+    LocalNode::cp(
+        NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 10).into()),
+        RecoveryTimeStamp(rts),
+    )
+}
+
+fn seq(n: u32) -> SequenceNumber {
+    SequenceNumber::new(n).unwrap()
+}
+
+/// What `peers` does with `bytes` from `from`: its events and whether it answered.
+fn request_from(peers: &mut Peers, from: SocketAddr, bytes: &[u8]) -> (Vec<PeerEvent>, bool) {
+    let m = Message::decode(bytes).unwrap();
+    let a = peers
+        .handle_request(&up(), from, &m, t0())
+        .unwrap()
+        .unwrap();
+    (a.events, a.response.is_some())
+}
+
+fn request(peers: &mut Peers, bytes: &[u8]) -> (Vec<PeerEvent>, bool) {
+    request_from(peers, peer(), bytes)
+}
+
+fn heartbeat_with(rts: u32) -> Bytes {
+    heartbeat_request(&cp(rts), seq(7)).unwrap()
+}
+
+fn setup_with(rts: u32) -> Bytes {
+    association_setup_request(&cp(rts), seq(8)).unwrap()
+}
+
+fn kinds(events: &[PeerEvent]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|e| match e {
+            PeerEvent::Associated { .. } => "associated",
+            PeerEvent::Restarted { .. } => "restarted",
+            PeerEvent::Released { .. } => "released",
+            PeerEvent::Failed { .. } => "failed",
+        })
+        .collect()
+}
+
+#[test]
+fn clause_6_2_2_unassociated_heartbeats_are_answered_and_reset_nothing() {
+    let mut peers = Peers::new(8);
+    // Unknown peer: answered, nothing recorded (no entry, so no slot of the table taken).
+    let (events, answered) = request(&mut peers, &heartbeat_with(1));
+    assert!(answered && events.is_empty());
+    assert!(peers.is_empty());
+    // Associated, then released: the peer is known but has no association any more.
+    assert_eq!(
+        kinds(&request(&mut peers, &setup_with(1)).0),
+        ["associated"]
+    );
+    let rel = msg("2009000d00000200003c000500c000020a");
+    assert_eq!(kinds(&request(&mut peers, &rel).0), ["released"]);
+    // A heartbeat with another stamp (e.g. forged with the peer's address): answered, and
+    // neither a restart nor a change of the stored stamp.
+    let (events, answered) = request(&mut peers, &heartbeat_with(2));
+    assert!(answered && events.is_empty());
+    let info = peers.get(&peer()).unwrap();
+    assert_eq!(info.recovery_time_stamp, Some(RecoveryTimeStamp(1)));
+    assert!(!info.associated);
+    // The same through the public hook.
+    assert_eq!(
+        peers.observe_recovery(peer(), RecoveryTimeStamp(3), t0()),
+        None
+    );
+}
+
+#[test]
+fn heartbeats_from_many_unassociated_sources_do_not_fill_the_table() {
+    let mut peers = Peers::new(2);
+    for port in 1..=100u16 {
+        let from = SocketAddr::from((Ipv4Addr::new(198, 51, 100, 1), port));
+        let (events, answered) = request_from(&mut peers, from, &heartbeat_with(u32::from(port)));
+        assert!(answered && events.is_empty());
+    }
+    assert!(peers.is_empty());
+    // A real CP function can still associate.
+    assert_eq!(
+        kinds(&request(&mut peers, &setup_with(1)).0),
+        ["associated"]
+    );
+}
+
+#[test]
+fn an_associated_peers_heartbeat_restart_is_reported_once() {
+    let mut peers = Peers::new(8);
+    request(&mut peers, &setup_with(1));
+    // Same stamp: alive, nothing to report.
+    assert!(request(&mut peers, &heartbeat_with(1)).0.is_empty());
+    // Another stamp: restarted, the association ends, the new stamp is kept.
+    let (events, answered) = request(&mut peers, &heartbeat_with(2));
+    assert!(answered);
+    assert!(matches!(
+        events.as_slice(),
+        [PeerEvent::Restarted { peer: p, node: Some(n) }]
+            if *p == peer() && *n == NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 10).into())
+    ));
+    assert!(!peers.is_associated(&peer()));
+    assert_eq!(
+        peers.get(&peer()).unwrap().recovery_time_stamp,
+        Some(RecoveryTimeStamp(2))
+    );
+    // No association any more: later stamps change nothing until a new setup.
+    assert!(request(&mut peers, &heartbeat_with(3)).0.is_empty());
+    assert!(request(&mut peers, &heartbeat_with(2)).0.is_empty());
+}
+
+#[test]
+fn clause_6_2_6_2_setup_from_an_associated_peer_with_another_stamp_is_a_restart() {
+    let mut peers = Peers::new(8);
+    assert_eq!(
+        kinds(&request(&mut peers, &setup_with(1)).0),
+        ["associated"]
+    );
+    // The same stamp again: a plain re-establishment.
+    assert_eq!(
+        kinds(&request(&mut peers, &setup_with(1)).0),
+        ["associated"]
+    );
+    // Another stamp: the peer restarted. The old association's state is reset first, then
+    // the new association replaces it.
+    let (events, answered) = request(&mut peers, &setup_with(2));
+    assert!(answered);
+    assert_eq!(kinds(&events), ["restarted", "associated"]);
+    assert!(peers.is_associated(&peer()));
+    let info = peers.get(&peer()).unwrap();
+    assert_eq!(info.recovery_time_stamp, Some(RecoveryTimeStamp(2)));
+    assert!(info.cp_features.unwrap().contains(CpFunctionFeatures::OVRL));
+    // And the new stamp is the reference from now on.
+    assert!(request(&mut peers, &heartbeat_with(2)).0.is_empty());
+}
+
+#[test]
+fn setup_without_an_association_is_new_whatever_the_stamp_was() {
+    let mut peers = Peers::new(8);
+    request(&mut peers, &setup_with(1));
+    let rel = msg("2009000d00000200003c000500c000020a");
+    request(&mut peers, &rel);
+    // Its old state was reset at the release: nothing to report but the association.
+    assert_eq!(
+        kinds(&request(&mut peers, &setup_with(5)).0),
+        ["associated"]
+    );
+    assert_eq!(
+        peers.get(&peer()).unwrap().recovery_time_stamp,
+        Some(RecoveryTimeStamp(5))
+    );
+}
+
+#[test]
+fn answers_to_our_own_setup_and_heartbeat_follow_the_same_policy() {
+    let mut peers = Peers::new(8);
+    let response = |rts: u32, cause: Cause| {
+        node_response(
+            &cp(rts),
+            MessageType::ASSOCIATION_SETUP_RESPONSE,
+            seq(9),
+            cause,
+            None,
+            true,
+        )
+        .unwrap()
+    };
+    let handle = |peers: &mut Peers, b: &[u8]| {
+        peers.handle_setup_response(peer(), &Message::decode(b).unwrap(), t0())
+    };
+    // Rejected by a peer we have no association with: nothing recorded.
+    let rejected = response(1, Cause::NO_RESOURCES_AVAILABLE);
+    assert!(handle(&mut peers, &rejected).is_empty());
+    assert!(peers.is_empty());
+    assert_eq!(
+        kinds(&handle(&mut peers, &response(1, Cause::REQUEST_ACCEPTED))),
+        ["associated"]
+    );
+    // Heartbeat Responses: the same stamp is silence, another one a restart.
+    let hb = |peers: &mut Peers, rts: u32| {
+        let b = heartbeat_message(&cp(rts), MessageType::HEARTBEAT_RESPONSE, seq(10)).unwrap();
+        peers.handle_heartbeat_response(peer(), &Message::decode(&b).unwrap(), t0())
+    };
+    assert_eq!(hb(&mut peers, 1), None);
+    // Setting up again with a restarted peer: restart, then the new association.
+    assert_eq!(
+        kinds(&handle(&mut peers, &response(2, Cause::REQUEST_ACCEPTED))),
+        ["restarted", "associated"]
+    );
+    assert!(matches!(
+        hb(&mut peers, 3),
+        Some(PeerEvent::Restarted { .. })
+    ));
+    assert!(!peers.is_associated(&peer()));
+    // No association now: a Heartbeat Response with yet another stamp changes nothing.
+    assert_eq!(hb(&mut peers, 4), None);
+    // A rejected setup answer from an associated peer that restarted still reports it.
+    handle(&mut peers, &response(4, Cause::REQUEST_ACCEPTED));
+    assert_eq!(
+        kinds(&handle(&mut peers, &response(5, Cause::REQUEST_REJECTED))),
+        ["restarted"]
+    );
+    assert!(!peers.is_associated(&peer()));
+    // An unknown address's Heartbeat Response creates nothing.
+    let other: SocketAddr = "127.0.0.3:8805".parse().unwrap();
+    let b = heartbeat_message(&cp(1), MessageType::HEARTBEAT_RESPONSE, seq(11)).unwrap();
+    let m = Message::decode(&b).unwrap();
+    assert_eq!(peers.handle_heartbeat_response(other, &m, t0()), None);
+    assert!(peers.get(&other).is_none());
+}

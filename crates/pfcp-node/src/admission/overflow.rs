@@ -1,0 +1,259 @@
+//! The overflow OCI: what a cause-74 refusal carries while the reporter publishes no metric
+//! (TS 29.244 clauses 6.2.4.3.1, 6.2.4.3.2, 8.2.76; see the [module docs](super#overflow-oci)).
+//!
+//! The reporter needs one closed control interval before it has a metric, and it publishes
+//! nothing while its last measurement said "not overloaded". A refusal in that window would
+//! otherwise go out without an OCI, and a cause 74 alone does not tell the CP function by how
+//! much to reduce. So the admission derives a metric from what it saw itself (the share of
+//! the requests offered that it refused), publishes it node-scoped with a short Period of
+//! Validity, and hands over to the reporter as soon as the reporter has something to say.
+//!
+//! ## Sequence numbers
+//!
+//! Both sources share one Overload Control Sequence Number space on the wire, and the CP
+//! function keeps only what is newer (6.2.4.3.2). The reporter owns its counter, so the
+//! admission adds a `bias` to every number the reporter hands out: zero until the first
+//! overflow OCI, so without one nothing changes on the wire. Issuing an overflow OCI takes the
+//! next number after everything sent so far and raises the bias past it, so the reporter's
+//! next publication (at the same counter value for its very first one, higher afterwards) is
+//! newer than the overflow OCI at the CP function. With numbers from an epoch
+//! ([`SequenceMode::EpochSeconds`]) the first overflow OCI starts from the epoch clock, as the
+//! reporter's first number would, so it is newer than a previous run's numbers too.
+//!
+//! While the overflow OCI is in force, an OCI of the reporter's older state (its metric 0) is
+//! replaced by the overflow OCI: sent with the raised bias it would otherwise look newer and
+//! end the reduction early.
+
+use super::*;
+
+use pfcp_overload::SequenceMode;
+use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, Timer};
+
+/// The state behind the overflow OCI (a field of [`UpAdmission`]).
+#[derive(Debug, Clone)]
+pub(super) struct Overflow {
+    /// Added (wrapping) to the reporter's sequence numbers on the wire.
+    bias: u32,
+    /// The offered and refused totals when the current control interval began: the first
+    /// overflow OCI of an episode measures from there.
+    interval_base: Counts,
+    /// The overflow OCI last issued, if any.
+    current: Option<Issued>,
+    /// Its Period of Validity as encoded, and the same as a duration.
+    timer: Timer,
+    validity: Duration,
+    /// Peers that advertised OVRL (clause 6.2.4.2: only they get OCIs), bounded like the
+    /// reporter's table.
+    ovrl: HashSet<PeerKey>,
+}
+
+/// Totals of requests offered to admission and refused by it (rejected, evicted, expired).
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    offered: u64,
+    refused: u64,
+}
+
+impl Counts {
+    fn of(stats: &AdmissionStats) -> Counts {
+        Counts {
+            offered: stats.offered,
+            refused: stats
+                .rejected
+                .saturating_add(stats.evicted)
+                .saturating_add(stats.expired),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Issued {
+    metric: u8,
+    /// Its number on the wire.
+    sequence: u32,
+    issued: Instant,
+    expires: Instant,
+    /// The reporter's number when it was issued: once the reporter moves on, its information
+    /// is newer and the overflow OCI is no longer in force.
+    reporter_sequence: u32,
+    /// Where the episode's counts start.
+    base: Counts,
+}
+
+impl Overflow {
+    /// The state for `validity`, or the configuration error.
+    pub(super) fn new(validity: Duration) -> Result<Overflow, AdmissionConfigError> {
+        let timer = Timer::from_duration(validity)
+            .filter(|_| !validity.is_zero())
+            .ok_or(AdmissionConfigError::OverflowOciValidity(validity))?;
+        Ok(Overflow {
+            bias: 0,
+            interval_base: Counts::default(),
+            current: None,
+            // What the CP function applies is the encoded timer (rounded up), so that is
+            // what the UP function counts on too.
+            validity: timer.duration().unwrap_or(validity),
+            timer,
+            ovrl: HashSet::new(),
+        })
+    }
+
+    /// Record whether `peer` supports overload control; at most `max_peers` are tracked.
+    pub(super) fn set_peer(&mut self, peer: PeerKey, ovrl: bool, max_peers: usize) {
+        if !ovrl {
+            self.ovrl.remove(&peer);
+        } else if self.ovrl.contains(&peer) || self.ovrl.len() < max_peers {
+            self.ovrl.insert(peer);
+        }
+    }
+
+    /// Forget `peer`.
+    pub(super) fn remove_peer(&mut self, peer: &PeerKey) {
+        self.ovrl.remove(peer);
+    }
+
+    /// A control interval began: later episodes count from here.
+    pub(super) fn interval_started(&mut self, stats: &AdmissionStats) {
+        self.interval_base = Counts::of(stats);
+    }
+
+    /// The overflow OCI in force at `now`, if any: issued while the reporter was at
+    /// `reporter_sequence`, the reporter still there with metric 0, and not expired.
+    fn in_force(&self, reporter: &OverloadReporter<PeerKey>, now: Instant) -> Option<Issued> {
+        self.current.filter(|i| {
+            reporter.metric() == 0
+                && reporter.sequence_number() == i.reporter_sequence
+                && now < i.expires
+        })
+    }
+
+    fn oci(&self, issued: &Issued) -> OverloadControlInformation {
+        OverloadControlInformation {
+            sequence_number: ControlSequenceNumber(issued.sequence),
+            metric: Metric::from_raw(issued.metric),
+            period_of_validity: self.timer,
+            // Node-scoped: the queue measures the whole UP function (clause 8.2.76).
+            flags: Some(OciFlags::AOCI),
+        }
+    }
+}
+
+impl UpAdmission {
+    /// Whether a refusal to `peer` gets the overflow OCI rather than the reporter's: the
+    /// reporter has no metric to tell, and `peer` may receive OCIs at all.
+    pub(super) fn wants_overflow_oci(
+        &self,
+        peer: &PeerKey,
+        message_type: MessageType,
+        cause: Option<Cause>,
+    ) -> bool {
+        cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION)
+            && message_type.may_carry_oci()
+            && self.reporter.metric() == 0
+            && self.overflow.ovrl.contains(peer)
+    }
+
+    /// The overflow OCI for a refusal at `now`: the one in force if it still says enough,
+    /// else a new one with a fresh sequence number.
+    pub(super) fn overflow_oci(&mut self, now: Instant) -> Option<OverloadControlInformation> {
+        let reporter_sequence = self.reporter.sequence_number();
+        let in_force = self.overflow.in_force(&self.reporter, now);
+        let base = in_force.map_or(self.overflow.interval_base, |i| i.base);
+        let counts = Counts::of(&self.stats);
+        let metric = overflow_metric(
+            counts.offered.saturating_sub(base.offered),
+            counts.refused.saturating_sub(base.refused),
+            self.reporter.config(),
+        )?;
+        if let Some(i) = in_force {
+            // Within an episode the value only rises (raise fast, like the reporter), and the
+            // number stays while nothing changes: a CP function that already has it keeps its
+            // timer (6.2.4.3.2 NOTE 1). Past half its validity it is re-derived with a new
+            // number, which extends the validity while the refusals go on.
+            let young = now.saturating_duration_since(i.issued) < self.overflow.validity / 2;
+            if young && metric <= i.metric {
+                return Some(self.overflow.oci(&i));
+            }
+        }
+        // The lowest number the reporter may send next: its current one (it may still send
+        // it), or, before its first publication with numbers from an epoch, the epoch clock
+        // now (its first number comes from there; starting the overflow OCIs there too keeps
+        // them newer than a previous run's, which is what that mode is for).
+        let floor = match (
+            self.reporter.current_oci(false),
+            self.reporter.config().sequence,
+        ) {
+            (None, SequenceMode::EpochSeconds { epoch, offset }) => {
+                offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32)
+            }
+            _ => reporter_sequence,
+        };
+        // Newer than everything sent so far (the floor as sent, plus one) ...
+        let sequence = floor.wrapping_add(self.overflow.bias).wrapping_add(1);
+        // ... and older than whatever the reporter sends next (>= the floor).
+        self.overflow.bias = sequence.wrapping_add(1).wrapping_sub(floor);
+        let issued = Issued {
+            metric,
+            sequence,
+            issued: now,
+            expires: now.checked_add(self.overflow.validity).unwrap_or(now),
+            reporter_sequence,
+            base,
+        };
+        self.overflow.current = Some(issued);
+        metrics::counter!("pfcp_overflow_oci_issued_total").increment(1);
+        tracing::info!(
+            metric,
+            oci_sequence = sequence,
+            offered = counts.offered.saturating_sub(base.offered),
+            refused = counts.refused.saturating_sub(base.refused),
+            validity_ms = self.overflow.validity.as_millis() as u64,
+            "admission: overflow OCI issued (no measured metric yet)"
+        );
+        Some(self.overflow.oci(&issued))
+    }
+
+    /// The reporter's `oci` as sent on the wire: with the sequence bias, or replaced by the
+    /// overflow OCI while that is in force (the reporter's state is older).
+    pub(super) fn reporter_oci_on_wire(
+        &self,
+        mut oci: OverloadControlInformation,
+        now: Instant,
+    ) -> OverloadControlInformation {
+        if let Some(i) = self.overflow.in_force(&self.reporter, now) {
+            return self.overflow.oci(&i);
+        }
+        oci.sequence_number =
+            ControlSequenceNumber(oci.sequence_number.0.wrapping_add(self.overflow.bias));
+        oci
+    }
+}
+
+/// The metric an overflow tells: the share of the offered requests that were refused, in
+/// percent, rounded *up* to the reporter's step (a CP function that cuts that much sends no
+/// more than was admitted), at least one step, at most the reporter's highest publishable
+/// value. `None` if that is 0 (the reporter is configured never to ask for a reduction).
+fn overflow_metric(offered: u64, refused: u64, config: &ReporterConfig) -> Option<u8> {
+    let step = u64::from(config.step.max(1));
+    // The reporter's own ceiling: `max_metric` (never above 100, clause 8.2.34) in steps.
+    let cap = u64::from(config.max_metric.min(100)) / step * step;
+    if cap == 0 {
+        return None;
+    }
+    let percent = match (offered, refused) {
+        // Refusals without offers (requests expired from an earlier interval): all of them.
+        (0, r) if r > 0 => 100,
+        // A refusal admission did not count (the application's channel was full): one step.
+        (0, _) => 0,
+        // In 128 bits: no overflow for any count.
+        (o, r) => {
+            let p = (u128::from(r) * 100).div_ceil(u128::from(o)).min(100);
+            u64::try_from(p).unwrap_or(100)
+        }
+    };
+    let metric = percent.div_ceil(step).saturating_mul(step).clamp(step, cap);
+    u8::try_from(metric).ok()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,172 @@
+//! Reporting: which CP functions get OCI/LCI, closing control intervals, the OCI and LCI
+//! handed out (TS 29.244 clauses 6.2.3, 6.2.4).
+
+use super::*;
+
+impl UpAdmission {
+    /// Record the CP Function Features a CP function advertised in its association (Setup or
+    /// Update): OVRL enables OCIs and LOAD enables LCIs towards it (clauses 6.2.3.2, 6.2.4.2).
+    pub fn set_peer_features(&mut self, peer: PeerKey, features: &CpFunctionFeatures) {
+        let ovrl = features.contains(CpFunctionFeatures::OVRL);
+        let load = features.contains(CpFunctionFeatures::LOAD);
+        self.set_peer_support(peer, ovrl, load);
+    }
+
+    /// Record whether a CP function supports overload control (`ovrl`) and load control
+    /// (`load`).
+    pub fn set_peer_support(&mut self, peer: PeerKey, ovrl: bool, load: bool) {
+        tracing::debug!(peer = %peer, ovrl, load, "admission: peer support recorded");
+        self.reporter.set_peer_ovrl(peer.clone(), ovrl);
+        let max_peers = self.reporter.config().max_peers;
+        self.overflow.set_peer(peer.clone(), ovrl, max_peers);
+        self.load.set_peer_load(peer, load);
+    }
+
+    /// Forget a CP function (association released).
+    pub fn remove_peer(&mut self, peer: &PeerKey) {
+        tracing::debug!(peer = %peer, "admission: peer removed");
+        self.reporter.remove_peer(peer);
+        self.overflow.remove_peer(peer);
+        self.load.remove_peer(peer);
+    }
+
+    /// Feed the Load Metric from the UP function's own load measure (CPU, memory, sessions;
+    /// 0.0 to 1.0) instead of the service utilisation: from the first call on, the control
+    /// intervals no longer feed it.
+    pub fn report_utilisation(&mut self, utilisation: f64) {
+        self.manual_load = true;
+        if let Some(load) = self.load.handle_utilisation(utilisation) {
+            metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+            tracing::info!(load, utilisation, "admission: Load Metric published");
+        }
+    }
+
+    /// The OCI to piggyback on a message of `message_type` (with `cause`, for a response) to
+    /// the CP function `peer`, if any ([`OverloadReporter::oci_for`]): only on 51, 53, 55 and
+    /// 56, only to peers with OVRL, with AOCI on a rejected Session Establishment Response
+    /// (clauses 6.2.4.2, 6.2.4.3, 8.2.76).
+    ///
+    /// With `cause` 74 (a refusal) while the reporter's metric is 0, the
+    /// [overflow OCI](crate::admission#overflow-oci): node-scoped, derived from the share of requests
+    /// refused, with a short validity, so that no refusal leaves without an OCI.
+    pub fn oci_for(
+        &mut self,
+        peer: &PeerKey,
+        message_type: MessageType,
+        cause: Option<Cause>,
+        now: Instant,
+    ) -> Option<OverloadControlInformation> {
+        self.advance(now);
+        let oci = if self.wants_overflow_oci(peer, message_type, cause) {
+            self.overflow_oci(now)
+        } else {
+            self.reporter
+                .oci_for(peer, message_type, cause, now)
+                .map(|o| self.reporter_oci_on_wire(o, now))
+        };
+        if let Some(o) = &oci {
+            metrics::counter!("pfcp_oci_sent_total").increment(1);
+            tracing::debug!(
+                peer = %peer,
+                message_type = message_type.0,
+                oci_sequence = o.sequence_number.0,
+                metric = o.metric.percent(),
+                aoci = o.aoci(),
+                "admission: OCI piggybacked"
+            );
+        }
+        oci
+    }
+
+    /// The LCI to piggyback on a message of `message_type` to the CP function `peer`, if any
+    /// ([`LoadReporter::lci_for`]).
+    pub fn lci_for(
+        &mut self,
+        peer: &PeerKey,
+        message_type: MessageType,
+    ) -> Option<LoadControlInformation> {
+        let lci = self.load.lci_for(peer, message_type);
+        if let Some(l) = &lci {
+            metrics::counter!("pfcp_lci_sent_total").increment(1);
+            tracing::debug!(
+                peer = %peer,
+                message_type = message_type.0,
+                lci_sequence = l.sequence_number.0,
+                metric = l.metric.percent(),
+                "admission: LCI piggybacked"
+            );
+        }
+        lci
+    }
+
+    /// Close every control interval that ended at or before `now`, then refresh the OCI
+    /// validity if due.
+    pub(super) fn advance(&mut self, now: Instant) {
+        let mut closed = 0u32;
+        while self.interval_end <= now {
+            if closed >= MAX_CATCH_UP {
+                // A long gap: the skipped intervals were idle; restart the grid at `now`.
+                self.interval_end = now.checked_add(self.interval).unwrap_or(now);
+                break;
+            }
+            let end = self.interval_end;
+            self.close_interval(end);
+            closed += 1;
+            match end.checked_add(self.interval) {
+                Some(next) => self.interval_end = next,
+                None => break,
+            }
+        }
+        if closed > 0 {
+            self.overflow.interval_started(&self.stats);
+        }
+        let before = self.reporter.sequence_number();
+        self.reporter.handle_timeout(now);
+        if self.reporter.sequence_number() != before {
+            tracing::debug!(
+                metric = self.reporter.metric(),
+                oci_sequence = self.reporter.sequence_number(),
+                "admission: OCI validity refreshed"
+            );
+        }
+    }
+
+    fn close_interval(&mut self, end: Instant) {
+        let m = Measurement {
+            arrived: self.arrived,
+            served: self.served,
+            backlog: self.len as u64,
+        };
+        self.arrived = 0;
+        self.served = 0;
+        if let Some(metric) = self.reporter.handle_measurement(&m, end) {
+            metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
+            tracing::info!(
+                metric,
+                oci_sequence = self.reporter.sequence_number(),
+                arrived = m.arrived,
+                served = m.served,
+                backlog = m.backlog,
+                "admission: Overload Reduction Metric published"
+            );
+        }
+        let capacity = match self.service_step {
+            Some(step) => Some(self.interval.as_secs_f64() / step.as_secs_f64()),
+            None => self.reporter.capacity(),
+        };
+        if let Some(cap) = capacity.filter(|c| *c > 0.0 && !self.manual_load) {
+            let u = (m.served as f64 / cap).min(1.0);
+            let a = self.config.load_smoothing;
+            let smoothed = self.utilisation.map_or(u, |prev| a * u + (1.0 - a) * prev);
+            self.utilisation = Some(smoothed);
+            if let Some(load) = self.load.handle_utilisation(smoothed) {
+                metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+                tracing::info!(
+                    load,
+                    utilisation = smoothed,
+                    "admission: Load Metric published"
+                );
+            }
+        }
+    }
+}
