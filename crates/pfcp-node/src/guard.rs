@@ -62,7 +62,9 @@ struct Bucket {
 #[derive(Debug)]
 pub struct IngressGuard {
     config: GuardConfig,
-    buckets: HashMap<SocketAddr, Bucket>,
+    /// Keyed by addresses a peer chooses: a seeded fast hasher (foldhash), not SipHash (the
+    /// lookup runs for every datagram) and not an unseeded one (collision flooding).
+    buckets: HashMap<SocketAddr, Bucket, foldhash::fast::RandomState>,
     dropped: u64,
 }
 
@@ -71,7 +73,7 @@ impl IngressGuard {
     pub fn new(config: GuardConfig) -> Self {
         IngressGuard {
             config,
-            buckets: HashMap::new(),
+            buckets: HashMap::default(),
             dropped: 0,
         }
     }

@@ -198,7 +198,9 @@ pub struct NodeAnswer {
 /// Peers by address, bounded.
 #[derive(Debug)]
 pub struct Peers {
-    map: HashMap<SocketAddr, PeerInfo>,
+    /// Keyed by addresses a peer chooses: a seeded fast hasher (foldhash), not SipHash (the
+    /// lookup runs for every datagram) and not an unseeded one (collision flooding).
+    map: HashMap<SocketAddr, PeerInfo, foldhash::fast::RandomState>,
     max_peers: usize,
 }
 
@@ -215,7 +217,7 @@ impl Peers {
     /// An empty table holding at most `max_peers` peers.
     pub fn new(max_peers: usize) -> Self {
         Peers {
-            map: HashMap::new(),
+            map: HashMap::default(),
             max_peers,
         }
     }

@@ -42,17 +42,17 @@ impl<'a> TypedIe<'a> for FSeid {
                 length: v.len(),
             })
         };
-        let (&flags, rest) = v.split_first().ok_or(short(9))?;
+        let (&flags, rest) = v.split_first().ok_or_else(|| short(9))?;
         let seid: [u8; 8] = rest
             .get(..8)
             .and_then(|s| s.try_into().ok())
-            .ok_or(short(9))?;
+            .ok_or_else(|| short(9))?;
         let mut needed = 9;
         let ipv4 = if flags & V4 != 0 {
             let a: [u8; 4] = v
                 .get(needed..needed + 4)
                 .and_then(|s| s.try_into().ok())
-                .ok_or(short(needed + 4))?;
+                .ok_or_else(|| short(needed + 4))?;
             needed += 4;
             Some(Ipv4Addr::from(a))
         } else {
@@ -62,7 +62,7 @@ impl<'a> TypedIe<'a> for FSeid {
             let a: [u8; 16] = v
                 .get(needed..needed + 16)
                 .and_then(|s| s.try_into().ok())
-                .ok_or(short(needed + 16))?;
+                .ok_or_else(|| short(needed + 16))?;
             Some(Ipv6Addr::from(a))
         } else {
             None

@@ -254,14 +254,14 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
                 let a: [u8; 4] = addr
                     .get(..4)
                     .and_then(|s| s.try_into().ok())
-                    .ok_or(short(5))?;
+                    .ok_or_else(|| short(5))?;
                 Ok(NodeId::Ipv4(Ipv4Addr::from(a)))
             }
             1 => {
                 let a: [u8; 16] = addr
                     .get(..16)
                     .and_then(|s| s.try_into().ok())
-                    .ok_or(short(17))?;
+                    .ok_or_else(|| short(17))?;
                 Ok(NodeId::Ipv6(Ipv6Addr::from(a)))
             }
             2 => Fqdn::from_wire(addr)
