@@ -119,6 +119,20 @@ fn ci() -> Result<(), String> {
         &["test", "--workspace", "--all-features", "--locked"],
         &[],
     )?;
+    // pfcp-node's sans-IO core (transactions, peers, guard, admission, CP pipeline) must build
+    // and pass without tokio, as its crate docs promise.
+    run(
+        &root,
+        "cargo",
+        &[
+            "test",
+            "-p",
+            "pfcp-node",
+            "--no-default-features",
+            "--locked",
+        ],
+        &[],
+    )?;
     run(
         &root,
         "cargo",

@@ -1,3 +1,4 @@
+#![cfg(feature = "tokio")]
 //! Interop over loopback with an independent PFCP implementation: scapy's PFCP layer
 //! (`scapy.contrib.pfcp`), driven by the Python peers in `tests/interop/`.
 //!

@@ -1,3 +1,4 @@
+#![cfg(feature = "tokio")]
 //! Overload control end to end on real UDP sockets: an overloaded UP function's OCI throttles
 //! a CP function's low-priority traffic while emergency traffic passes; expiry restores full
 //! traffic; a throttled establishment is redirected to a second UP function.
