@@ -14,6 +14,23 @@ fn class(p: u8, exempt: bool) -> RequestClass {
     }
 }
 
+/// The next request's class from the mix (xorshift state `x`): priority `p` with weight
+/// `weights[p]`, exempt with `exempt_w`.
+fn next_class(x: &mut u64, weights: &[u32; 16], exempt_w: u32) -> RequestClass {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    let total: u32 = weights.iter().sum::<u32>() + exempt_w;
+    let mut pick = ((*x >> 32) % u64::from(total.max(1))) as u32;
+    for (p, &w) in weights.iter().enumerate() {
+        if pick < w {
+            return class(p as u8, false);
+        }
+        pick -= w;
+    }
+    class(0, true)
+}
+
 /// A traffic mix: weights per priority (and an exempt share), drawn per request from a
 /// deterministic generator seeded by proptest.
 fn run(
@@ -26,23 +43,11 @@ fn run(
 ) -> (Vec<bool>, Vec<RequestClass>, LossThrottle) {
     let mut t = LossThrottle::new(cfg);
     t.set_reduction(m);
-    let total: u32 = weights.iter().sum::<u32>() + exempt_w;
     let mut x = seed | 1;
     let mut drops = Vec::with_capacity(n);
     let mut classes = Vec::with_capacity(n);
     for _ in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let mut pick = ((x >> 32) % u64::from(total.max(1))) as u32;
-        let mut c = class(0, true);
-        for (p, &w) in weights.iter().enumerate() {
-            if pick < w {
-                c = class(p as u8, false);
-                break;
-            }
-            pick -= w;
-        }
+        let c = next_class(&mut x, weights, exempt_w);
         classes.push(c);
         drops.push(!t.decide(c).is_send());
     }
@@ -115,7 +120,6 @@ proptest! {
         schedule in prop::collection::vec((0u8..=100, 1usize..400), 1..8),
     ) {
         let mut t = LossThrottle::new(LossConfig::default().with_exact_window(true));
-        let total: u32 = w.iter().sum::<u32>() + e;
         let mut x = seed | 1;
         // e(t) = sum(M)/100 - drops, in 1/100 request, after each counted request.
         let mut error = 0i64;
@@ -123,18 +127,7 @@ proptest! {
         for (m, n) in schedule {
             t.set_reduction(m);
             for _ in 0..n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let mut pick = ((x >> 32) % u64::from(total)) as u32;
-                let mut c = class(0, true);
-                for (p, &wt) in w.iter().enumerate() {
-                    if pick < wt {
-                        c = class(p as u8, false);
-                        break;
-                    }
-                    pick -= wt;
-                }
+                let c = next_class(&mut x, &w, e);
                 let dropped = !t.decide(c).is_send();
                 if c.exempt {
                     prop_assert!(!dropped, "exempt throttled");
