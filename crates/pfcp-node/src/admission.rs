@@ -165,7 +165,7 @@
 //! | `pfcp_overflow_oci_issued_total` | counter | | overflow OCIs issued (each a new sequence number) |
 //! | `pfcp_lci_sent_total` | counter | | LCIs handed out for piggybacking |
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 

@@ -325,6 +325,12 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
     }
 
+    /// Whether `peer` advertised OVRL (as last recorded by [`OverloadReporter::set_peer_ovrl`]
+    /// and not removed since): only such peers get OCIs (clause 6.2.4.2).
+    pub fn peer_ovrl(&self, peer: &P) -> bool {
+        self.peers.get(peer).is_some_and(|p| p.ovrl)
+    }
+
     /// Forget a peer (association released).
     pub fn remove_peer(&mut self, peer: &P) {
         self.peers.remove(peer);

@@ -42,9 +42,6 @@ pub(super) struct Overflow {
     /// Its Period of Validity as encoded, and the same as a duration.
     timer: Timer,
     validity: Duration,
-    /// Peers that advertised OVRL (clause 6.2.4.2: only they get OCIs), bounded like the
-    /// reporter's table.
-    ovrl: HashSet<PeerKey>,
 }
 
 /// Totals of requests offered to admission and refused by it (rejected, evicted, expired).
@@ -94,22 +91,7 @@ impl Overflow {
             // what the UP function counts on too.
             validity: timer.duration().unwrap_or(validity),
             timer,
-            ovrl: HashSet::new(),
         })
-    }
-
-    /// Record whether `peer` supports overload control; at most `max_peers` are tracked.
-    pub(super) fn set_peer(&mut self, peer: PeerKey, ovrl: bool, max_peers: usize) {
-        if !ovrl {
-            self.ovrl.remove(&peer);
-        } else if self.ovrl.contains(&peer) || self.ovrl.len() < max_peers {
-            self.ovrl.insert(peer);
-        }
-    }
-
-    /// Forget `peer`.
-    pub(super) fn remove_peer(&mut self, peer: &PeerKey) {
-        self.ovrl.remove(peer);
     }
 
     /// A control interval began: later episodes count from here.
@@ -150,7 +132,8 @@ impl UpAdmission {
         cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION)
             && message_type.may_carry_oci()
             && self.reporter.metric() == 0
-            && self.overflow.ovrl.contains(peer)
+            // The reporter keeps the peers' OVRL support (clause 6.2.4.2).
+            && self.reporter.peer_ovrl(peer)
     }
 
     /// The overflow OCI for a refusal at `now`: the one in force if it still says enough,

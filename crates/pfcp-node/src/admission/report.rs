@@ -17,8 +17,6 @@ impl UpAdmission {
     pub fn set_peer_support(&mut self, peer: PeerKey, ovrl: bool, load: bool) {
         tracing::debug!(peer = %peer, ovrl, load, "admission: peer support recorded");
         self.reporter.set_peer_ovrl(peer.clone(), ovrl);
-        let max_peers = self.reporter.config().max_peers;
-        self.overflow.set_peer(peer.clone(), ovrl, max_peers);
         self.load.set_peer_load(peer, load);
     }
 
@@ -26,7 +24,6 @@ impl UpAdmission {
     pub fn remove_peer(&mut self, peer: &PeerKey) {
         tracing::debug!(peer = %peer, "admission: peer removed");
         self.reporter.remove_peer(peer);
-        self.overflow.remove_peer(peer);
         self.load.remove_peer(peer);
     }
 

@@ -107,6 +107,9 @@ fn clause_6_2_4_2_inclusion_policy() {
     let mut r: OverloadReporter<&str> = OverloadReporter::new(cfg());
     r.set_peer_ovrl("ovrl", true);
     r.set_peer_ovrl("legacy", false);
+    assert!(r.peer_ovrl(&"ovrl"));
+    assert!(!r.peer_ovrl(&"legacy"));
+    assert!(!r.peer_ovrl(&"unknown"));
     let est = MessageType::SESSION_ESTABLISHMENT_RESPONSE;
     let ok = Some(Cause::REQUEST_ACCEPTED);
     // Nothing to say before any overload.
