@@ -354,19 +354,9 @@ impl LossThrottle {
             return Decision::Send;
         }
         self.credit += i64::from(self.reduction);
+        // The credit stays in [-50, 50), inside `finish`'s clamp (at least one request).
         let throttle = self.credit >= 50;
-        if throttle {
-            self.credit -= 100;
-            if let Some(t) = self.stats.throttled.get_mut(rank) {
-                *t += 1;
-            }
-            Decision::Throttle(Throttled {
-                reduction: self.reduction,
-                class,
-            })
-        } else {
-            Decision::Send
-        }
+        self.finish(class, rank, throttle, true)
     }
 
     /// Decide with a uniformly random `draw` from the caller's RNG (Annex A.1 random mode):
