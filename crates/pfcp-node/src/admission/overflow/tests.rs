@@ -1,6 +1,7 @@
 //! The overflow OCI: refusals before the reporter has a metric (TS 29.244 clauses 6.2.4.3,
 //! 8.2.76), the hand-over to the reporter, and the CP function's view of the numbers.
 
+use std::collections::HashSet;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use pfcp_overload::{OciOrigin, OciOutcome, OverloadConfig, OverloadTable};
