@@ -412,7 +412,7 @@ async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Res
                             Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
                         match cp.request(to, header, ies.clone()).await {
                             Ok(resp) => {
-                                Message::decode(&resp)
+                                Message::decode(&resp.bytes)
                                     .ok()
                                     .and_then(|m| m.cause().ok().flatten())
                                     == Some(Cause::REQUEST_ACCEPTED)

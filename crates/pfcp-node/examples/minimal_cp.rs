@@ -12,11 +12,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use pfcp_node::{CpConfig, Endpoint, EndpointConfig, Error, LocalNode, RequestProfile};
+use pfcp_node::{CpConfig, Endpoint, EndpointConfig, LocalNode, RequestProfile};
 use pfcp_overload::NodeKey;
 use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
 use pfcp_wire::owned::parse_hex;
-use pfcp_wire::{Encode, Header, Message, MessageType};
+use pfcp_wire::{Encode, Header, MessageType};
 
 const NODE_ID: &str = "smf1.example.net";
 /// Create PDR (PDR ID 1, precedence 255, PDI: source interface access, FAR ID 1) and Create
@@ -65,8 +65,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             // SEID 0 in the header: the UP has no session for it yet.
             let header = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
             let throttled = match cp.request_with(up, header, ies, profile).await {
-                Ok(bytes) => {
-                    let msg = Message::decode(&bytes)?;
+                // Refused by this CP's own overload control: a Cause-74 response generated in
+                // place of the UP's, never sent.
+                Ok(r) if r.is_local() => {
+                    println!("#{n} {class}: throttled locally ({:?})", r.cause);
+                    true
+                }
+                Ok(r) => {
+                    let msg = r.message()?;
                     let cause = msg.cause()?.map(|c| c.0).unwrap_or(0);
                     match msg.overload_control_information()? {
                         Some(oci) => println!(
@@ -77,10 +83,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                         None => println!("#{n} {class}: cause {cause}"),
                     }
                     false
-                }
-                Err(Error::Throttled { cause }) => {
-                    println!("#{n} {class}: throttled locally ({cause:?})");
-                    true
                 }
                 Err(e) => {
                     println!("#{n} {class}: {e}");

@@ -318,6 +318,12 @@ impl UpAdmission {
         &self.reporter
     }
 
+    /// The priority a request without MP is handled with
+    /// ([`ClassifierConfig::request_default`](pfcp_throttle::ClassifierConfig)).
+    pub fn default_priority(&self) -> MessagePriority {
+        self.classifier.received_request(None)
+    }
+
     /// Build a [`QueuedRequest`] from a received message's octets: reads the header (the
     /// sequence number, type and MP priority) and applies the default priority to a request
     /// without MP (clause 7.2.2.4.1).

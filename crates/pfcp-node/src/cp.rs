@@ -6,11 +6,13 @@
 //!
 //! * one [`OverloadTable`] for every UP function (keyed by Node ID for AOCI, by PFCP entity IP
 //!   otherwise), fed by [`CpOverloadControl::handle_response`];
-//! * one [`LossThrottle`] per [`Destination`] (a UP function, or one of its PFCP entities),
-//!   created lazily on the first request and bounded by [`CpConfig::max_destinations`] (the
-//!   least recently used is dropped when full). Its reduction is
-//!   [`OverloadTable::reduction`]`(entity, node, now)`: the larger of the entity's and the
-//!   node's overload metric;
+//! * one [`LossThrottle`] per UP function, shared by all its PFCP entities, created lazily on
+//!   the first request and bounded by [`CpConfig::max_destinations`] (the least recently used
+//!   is dropped when full). Each request's reduction is
+//!   [`OverloadTable::reduction`]`(entity, node, now)`: the larger of its entity's and the
+//!   node's overload metric; all requests to the UP function are ranked together
+//!   ([`LossThrottle::decide_at`]), so priority traffic is exempt while the UP function's other
+//!   traffic can make up the reduction (clause 6.2.4.5.1);
 //! * optionally one [`EgressThrottle`] per UP function (per PFCP association), for a peer
 //!   whose capacity is known up front ([`CpConfig::egress`]);
 //! * the [`Classifier`] (message priority from the request context), a [`LoadTable`] and an
@@ -219,9 +221,10 @@ impl CpOverloadControl {
         self.overload.reduction(dest.entity, &dest.node, now)
     }
 
-    /// The Loss throttle of `dest`, if it has one yet.
-    pub fn loss_throttle(&self, dest: &Destination) -> Option<&LossThrottle> {
-        self.throttles.loss_throttle(dest)
+    /// The Loss throttle of UP function `node` (shared by all its entities, see
+    /// `cp/throttles.rs`), if it has one yet.
+    pub fn loss_throttle(&self, node: &NodeKey) -> Option<&LossThrottle> {
+        self.throttles.loss_throttle(node)
     }
 
     /// The egress throttle of UP function `node`, if it has one yet.

@@ -44,22 +44,29 @@ pub mod cp;
 #[cfg(feature = "tokio")]
 pub mod endpoint;
 pub mod guard;
+pub mod node;
 pub mod peer;
 #[cfg(feature = "tower")]
 pub mod service;
+pub mod session;
 pub mod xact;
 
 pub use admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
 pub use cp::{CpConfig, CpDecision, CpOverloadControl, Destination, RejectReason};
 #[cfg(feature = "tokio")]
 pub use endpoint::{
-    Channels, Endpoint, EndpointConfig, Error, HandlerReply, Incoming, RequestHandler,
-    RequestProfile, RequestView,
+    Channels, Endpoint, EndpointConfig, Error, HandlerReply, Incoming, RequestHandler, RequestView,
+    SocketBuffers, SocketConfig,
 };
 pub use guard::{GuardConfig, IngressGuard};
+pub use node::{
+    IncomingRequest, Node, NodeConfig, NodeConfigError, NodeEvent, NodeStats, PriorityPolicy,
+    RequestError, RequestId, RequestProfile, RequestRef, Response, ResponseOrigin,
+};
 pub use peer::{LocalNode, PeerEvent, PeerInfo, Peers, Role};
 #[cfg(feature = "tower")]
 pub use service::RequestService;
+pub use session::Session;
 pub use xact::{
     Event as XactEvent, TransactionConfig, Transactions, Transmit, TxId, XactError, XactStats,
 };

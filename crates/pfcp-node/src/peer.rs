@@ -184,6 +184,29 @@ pub enum PeerEvent {
         /// Peer Node ID, if known.
         node: Option<NodeKey>,
     },
+    /// The peer answered a request with Cause 72, "No established PFCP association": it holds
+    /// no association with this node any more (it restarted, or released it). A node that set
+    /// the association up sets it up again ([`NodeConfig::reassociate_interval`]).
+    ///
+    /// [`NodeConfig::reassociate_interval`]: crate::node::NodeConfig::reassociate_interval
+    NotAssociated {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+    },
+    /// The sessions this node held with the peer are gone: it restarted, failed, released the
+    /// association or no longer knows it (clauses 6.2.6, 6.2.7). The node has forgotten them;
+    /// the application restores what it must (a CP re-establishes them once the association
+    /// is back).
+    SessionsLost {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// The sessions, by this node's SEID.
+        sessions: Vec<crate::session::Session>,
+    },
 }
 
 /// The answer to a node-related request.
@@ -510,6 +533,17 @@ impl Peers {
             Ok(Some(rts)) => self.observe_recovery(peer, rts, now),
             _ => None,
         }
+    }
+
+    /// The peer answered a request with Cause 72 (it holds no association with this node):
+    /// the association ends here too. `None` if it was not associated.
+    pub fn lost(&mut self, peer: SocketAddr) -> Option<PeerEvent> {
+        let info = self.map.get_mut(&peer).filter(|i| i.associated)?;
+        info.associated = false;
+        Some(PeerEvent::NotAssociated {
+            peer,
+            node: info.node.clone(),
+        })
     }
 
     /// The peer missed its heartbeats: it is considered failed and its association ends.

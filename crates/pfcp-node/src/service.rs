@@ -2,8 +2,8 @@
 //! (TS 29.244 clause 7) from tower middleware and clients.
 //!
 //! [`RequestService`] wraps a clone of an [`Endpoint`] handle; each call sends one request
-//! message through [`Endpoint::request_with`] and resolves with the peer's response message,
-//! or with the endpoint's [`Error`]. Everything the endpoint does for its own callers applies:
+//! message through [`Endpoint::request_with`] and resolves with its [`Response`] (the peer's,
+//! or the one the node generated in its place), or with the endpoint's [`Error`]. Everything the endpoint does for its own callers applies:
 //! the sequence number is allocated by the endpoint (clause 7.2.2.1: it is the transaction's
 //! identity, so the one in the request octets is replaced), T1/N1 retransmission
 //! ([`crate::xact`]), and on a CP function the overload throttles and redirection driven by
@@ -13,8 +13,8 @@
 //!
 //! [`Service::poll_ready`] is always ready. The endpoint already refuses what it cannot carry,
 //! per request and with the reason: its CP overload throttle rejects a request the UP function
-//! asked it to shed ([`Error::Throttled`], to be treated like a cause-74 rejection, clause
-//! 6.2.4.4), and its transaction limits refuse a request beyond the outstanding maximum
+//! asked it to shed (a local [`Response`] with Cause 74, in the shape of the UP's rejection,
+//! clause 6.2.4.4), and its transaction limits refuse a request beyond the outstanding maximum
 //! ([`Error::Xact`]). Those decisions depend on the destination and the priority of each
 //! request, which `poll_ready` does not know; a service-wide "not ready" would stall
 //! high-priority and emergency requests behind low-priority ones (the opposite of clause
@@ -50,9 +50,9 @@
 //! let upf: SocketAddr = "192.0.2.1:8805".parse()?;
 //! // Always ready: see "Readiness and backpressure".
 //! std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
-//! let response: Bytes = service.call(Request::new(upf, Bytes::from(octets))).await?;
+//! let response = service.call(Request::new(upf, Bytes::from(octets))).await?;
 //! assert_eq!(
-//!     Message::decode(&response)?.message_type(),
+//!     response.message()?.message_type(),
 //!     MessageType::HEARTBEAT_RESPONSE
 //! );
 //! # Ok(())
@@ -73,6 +73,7 @@ use pfcp_wire::Message;
 use tower_service::Service;
 
 use crate::endpoint::{Endpoint, Error, RequestProfile};
+use crate::node::Response;
 use crate::xact::XactError;
 
 /// One request for [`RequestService`]: where to send it, the encoded message, and the session
@@ -143,10 +144,10 @@ impl From<Endpoint> for RequestService {
     }
 }
 
-/// The future of [`RequestService::call`]: resolves with the response message (clause 7.2),
+/// The future of [`RequestService::call`]: resolves with the response (clause 7.2),
 /// or the endpoint's [`Error`].
 pub struct ResponseFuture {
-    inner: Pin<Box<dyn Future<Output = Result<Bytes, Error>> + Send + 'static>>,
+    inner: Pin<Box<dyn Future<Output = Result<Response, Error>> + Send + 'static>>,
 }
 
 impl fmt::Debug for ResponseFuture {
@@ -156,7 +157,7 @@ impl fmt::Debug for ResponseFuture {
 }
 
 impl Future for ResponseFuture {
-    type Output = Result<Bytes, Error>;
+    type Output = Result<Response, Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.inner.as_mut().poll(cx)
@@ -164,7 +165,7 @@ impl Future for ResponseFuture {
 }
 
 impl Service<Request> for RequestService {
-    type Response = Bytes;
+    type Response = Response;
     type Error = Error;
     type Future = ResponseFuture;
 

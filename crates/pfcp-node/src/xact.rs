@@ -83,7 +83,7 @@ use pfcp_wire::{
 use tracing::{debug, trace};
 
 /// The FO (follow on) bit of octet 1 (clause 7.2.2.1).
-const FLAG_FO: u8 = 0x04;
+pub(crate) const FLAG_FO: u8 = 0x04;
 
 /// Durations above this are treated as this (about 31 years: "never" in practice), so that
 /// deadline arithmetic cannot overflow [`Instant`].
@@ -96,8 +96,7 @@ mod intake;
 mod types;
 use cache::ResponseCache;
 use deadlines::Deadlines;
-// Used by the endpoint only.
-#[cfg(feature = "tokio")]
+// Used by the node only.
 pub(crate) use intake::{message_octets, Accepted};
 pub use types::{Event, TransactionConfig, Transmit, TxId, XactError, XactStats};
 

@@ -106,7 +106,7 @@ async fn association_heartbeat_and_session_round_trip() {
         )
         .await
         .unwrap();
-    let m = Message::decode(&resp).unwrap();
+    let m = Message::decode(&resp.bytes).unwrap();
     assert_eq!(m.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
     assert_eq!(m.header().seid, Some(1));
     assert_eq!(m.f_seid().unwrap().unwrap().seid, 0x55);
@@ -125,7 +125,7 @@ async fn clause_6_2_6_1_session_request_without_association_gets_72() {
         )
         .await
         .unwrap();
-    let m = Message::decode(&resp).unwrap();
+    let m = Message::decode(&resp.bytes).unwrap();
     assert_eq!(
         m.message_type(),
         MessageType::SESSION_ESTABLISHMENT_RESPONSE

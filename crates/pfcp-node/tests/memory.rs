@@ -255,7 +255,7 @@ fn ingress_guard_per_source() {
     let mut guard = IngressGuard::new(GuardConfig::default().with_max_sources(N));
     let info = measure(|| {
         for i in 0..N {
-            assert!(guard.admit(addr(i), now));
+            assert!(guard.admit(addr(i), false, now));
         }
     });
     assert_eq!(guard.len(), N);

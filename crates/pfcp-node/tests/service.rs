@@ -137,7 +137,7 @@ async fn heartbeat_and_establishment_through_the_service() {
     .await
     .unwrap()
     .unwrap();
-    let m = Message::decode(&rsp).unwrap();
+    let m = Message::decode(&rsp.bytes).unwrap();
     assert_eq!(m.message_type(), MessageType::HEARTBEAT_RESPONSE);
     assert_eq!(
         m.recovery_time_stamp().unwrap(),
@@ -156,7 +156,7 @@ async fn heartbeat_and_establishment_through_the_service() {
     }
     for (cp_seid, call) in (1..=8u64).zip(calls) {
         let rsp = timeout(WAIT, call).await.unwrap().unwrap().unwrap();
-        let m = Message::decode(&rsp).unwrap();
+        let m = Message::decode(&rsp.bytes).unwrap();
         m.validate().unwrap();
         assert_eq!(
             m.message_type(),

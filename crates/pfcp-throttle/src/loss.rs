@@ -343,6 +343,34 @@ impl LossThrottle {
         self.finish(class, rank, throttle, true)
     }
 
+    /// [`LossThrottle::decide`] for a request whose own reduction is `percent` (values above
+    /// 100 read as 100), for a throttle shared by requests of different reductions: one UP
+    /// function whose PFCP entities are overloaded to different degrees (clause 6.2.4.3.1:
+    /// entity and node scope). All of them are counted in one window and ranked together
+    /// (clause 6.2.4.5.1), so priority traffic is exempt as long as the UP function's other
+    /// traffic can make up the reduction; each request adds its own reduction to the credit,
+    /// so the drops add up to the sum of the requests' reductions. Unlike
+    /// [`LossThrottle::set_reduction`], a change of reduction keeps the credit.
+    pub fn decide_at(&mut self, class: RequestClass, percent: u8) -> Decision {
+        let percent = percent.min(100);
+        if percent != self.reduction {
+            self.reduction = percent;
+            self.recompute();
+        }
+        self.decide(class)
+    }
+
+    /// [`LossThrottle::decide_with_draw`] for a request whose own reduction is `percent` (see
+    /// [`LossThrottle::decide_at`]).
+    pub fn decide_with_draw_at(&mut self, class: RequestClass, draw: u32, percent: u8) -> Decision {
+        let percent = percent.min(100);
+        if percent != self.reduction {
+            self.reduction = percent;
+            self.recompute();
+        }
+        self.decide_with_draw(class, draw)
+    }
+
     /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the
     /// drops of any run of counted requests differ from `sum(M) / 100` by less than one.
     fn decide_exact(&mut self, class: RequestClass) -> Decision {

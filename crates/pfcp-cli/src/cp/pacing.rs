@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pfcp_node::Error as NodeError;
+use pfcp_node::{Error as NodeError, RequestError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::requests::build_request;
@@ -85,7 +85,7 @@ async fn transact(
                 .request_with(work.addr, header, ies, work.profile.clone())
                 .await
         }
-        Err(e) => Err(NodeError::Encode(e)),
+        Err(e) => Err(NodeError::Request(RequestError::Encode(e))),
     };
     let latency = now().duration_since(started);
     lock(&state).settle(&ctx, &work, result, latency);

@@ -13,8 +13,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use bytes::Bytes;
-use pfcp_node::{Error as NodeError, RequestProfile};
+use pfcp_node::{Error as NodeError, RequestProfile, Response, ResponseOrigin};
 use pfcp_overload::NodeKey;
 use pfcp_wire::Message;
 use serde::Serialize;
@@ -32,6 +31,9 @@ pub struct Tally {
     pub sent: u64,
     /// Not sent: refused by the CP's overload control (cause 74, locally).
     pub throttled: u64,
+    /// Not sent: the UP function had no association with this CP (it restarted or failed; the
+    /// node is setting the association up again), answered locally with cause 72.
+    pub unassociated: u64,
     /// Answered by a UP function other than the one asked (Session Establishment only).
     pub redirected: u64,
     /// Answered with an acceptance cause.
@@ -198,7 +200,7 @@ impl State {
         &mut self,
         ctx: &Ctx,
         w: &Work,
-        result: Result<Bytes, NodeError>,
+        result: Result<Response, NodeError>,
         latency: Duration,
     ) {
         self.outstanding = self.outstanding.saturating_sub(1);
@@ -207,7 +209,11 @@ impl State {
         let mut accepted = false;
         let mut up_fseid = None;
         match result {
-            Ok(bytes) => match Message::decode(&bytes) {
+            Ok(r) if matches!(r.origin, ResponseOrigin::NoAssociation) => {
+                self.record(class, step, |t| t.unassociated += 1)
+            }
+            Ok(r) if r.is_local() => self.record(class, step, |t| t.throttled += 1),
+            Ok(r) => match Message::decode(&r.bytes) {
                 Ok(msg) => {
                     self.record(class, step, |t| t.sent += 1);
                     if step == Step::Establish {
@@ -258,7 +264,6 @@ impl State {
                         .or_default() += 1;
                 }
             },
-            Err(NodeError::Throttled { .. }) => self.record(class, step, |t| t.throttled += 1),
             Err(NodeError::Timeout { .. }) => self.record(class, step, |t| {
                 t.sent += 1;
                 t.timed_out += 1;

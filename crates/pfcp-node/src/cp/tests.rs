@@ -163,7 +163,7 @@ fn oci_of_50_percent_sheds_low_priority_and_keeps_emergency() {
     assert_eq!(emergency_rejected, 0);
     assert!((960..=1080).contains(&low_rejected), "{low_rejected}");
     assert_eq!(cp.stats().rejected, low_rejected);
-    assert_eq!(cp.loss_throttle(&dest).unwrap().reduction(), 50);
+    assert_eq!(cp.loss_throttle(&dest.node).unwrap().reduction(), 50);
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn expiry_restores_full_traffic() {
     cp.handle_timeout(expiry);
     assert_eq!(cp.poll_timeout(), None);
     assert_eq!(cp.stats().oci_expired, 1);
-    assert_eq!(cp.loss_throttle(&dest).unwrap().reduction(), 0);
+    assert_eq!(cp.loss_throttle(&dest.node).unwrap().reduction(), 0);
     assert!((0..100).all(|i| cp.decide(&dest, SER, &low(), expiry, i).is_send()));
 }
 
@@ -346,7 +346,7 @@ fn aoci_node_scope_versus_entity_scope() {
         ),
         (60, 30, 30)
     );
-    assert_eq!(cp.loss_throttle(&at_y).unwrap().reduction(), 30);
+    assert_eq!(cp.loss_throttle(&at_y.node).unwrap().reduction(), 30);
     let rejected = (0..1000)
         .filter(|&i| cp.decide(&at_y, SMR, &low(), now, i).is_reject())
         .count();
@@ -495,7 +495,7 @@ fn heartbeat_association_and_responses_are_never_throttled() {
     }
     assert_eq!(cp.stats().bypassed, 100);
     assert!(
-        cp.loss_throttle(&dest).is_none(),
+        cp.loss_throttle(&dest.node).is_none(),
         "nothing offered to the Loss throttle"
     );
     assert!(cp.decide(&dest, SER, &low(), now, 0).is_reject());
@@ -517,7 +517,7 @@ fn reset_peer_flushes_its_state() {
     assert!(cp.decide(&dest, SER, &low(), now, 0).is_reject());
     assert!(cp.decide(&other, SER, &low(), now, 0).is_reject());
     cp.reset_peer(&upf(1));
-    assert!(cp.loss_throttle(&dest).is_none());
+    assert!(cp.loss_throttle(&dest.node).is_none());
     assert_eq!(cp.reduction(&dest, now), 0);
     assert!(cp.decide(&dest, SER, &low(), now, 0).is_send());
     assert!(cp.decide(&other, SER, &low(), now, 0).is_reject());
@@ -570,8 +570,8 @@ fn destinations_are_bounded() {
             .is_send());
     }
     // The least recently used (upf1) made room.
-    assert!(cp.loss_throttle(&Destination::node(upf(1))).is_none());
-    assert!(cp.loss_throttle(&Destination::node(upf(3))).is_some());
+    assert!(cp.loss_throttle(&upf(1)).is_none());
+    assert!(cp.loss_throttle(&upf(3)).is_some());
     assert!(matches!(
         CpOverloadControl::new(CpConfig::default().with_max_destinations(0)),
         Err(CpConfigError::MaxDestinations)

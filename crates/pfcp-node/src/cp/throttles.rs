@@ -1,11 +1,15 @@
-//! The per-destination throttles of the CP pipeline: one [`LossThrottle`] per
-//! [`Destination`] (a UP function, or one of its PFCP entities) and optionally one
+//! The per-UP-function throttles of the CP pipeline: one [`LossThrottle`] and optionally one
 //! [`EgressThrottle`] per UP function, each created on first use and bounded by
 //! [`CpConfig::max_destinations`] (least recently used dropped first).
 //!
-//! A Loss throttle's reduction is the larger of its entity's and its node's overload metric
-//! (TS 29.244 clauses 6.2.4.3.1 and 6.2.4.4); the throttle ranks requests by priority,
-//! eMPS and emergency last (clause 6.2.4.5.1). They live apart from the rest of
+//! **One view per UP function.** Every request to a UP function goes through the same Loss
+//! throttle, whichever scope its reduction comes from: each request's reduction is the larger
+//! of its entity's and its node's overload metric (TS 29.244 clauses 6.2.4.3.1 and 6.2.4.4),
+//! and all of them are ranked in one window ([`LossThrottle::decide_at`]). So eMPS and
+//! emergency requests are throttled only when the UP function's other traffic cannot make up
+//! the reduction (clause 6.2.4.5.1). Separate throttles per (node, entity) would not see that:
+//! the requests on established sessions (mostly of the classes that survived the throttling of
+//! establishments) would have to meet the reduction among themselves. They live apart from the rest of
 //! [`CpOverloadControl`](super::CpOverloadControl) so that alternate routing can borrow them
 //! while the route list is borrowed too.
 
@@ -42,7 +46,7 @@ pub(super) struct Throttles {
     loss_mode: LossMode,
     egress_config: Option<EgressConfig>,
     max: usize,
-    loss: HashMap<Destination, LossEntry>,
+    loss: HashMap<NodeKey, LossEntry>,
     egress: HashMap<NodeKey, EgressEntry>,
 }
 
@@ -59,9 +63,9 @@ impl Throttles {
         }
     }
 
-    /// The Loss throttle of `dest`, if it has one yet.
-    pub(super) fn loss_throttle(&self, dest: &Destination) -> Option<&LossThrottle> {
-        self.loss.get(dest).map(|e| &e.throttle)
+    /// The Loss throttle of UP function `node`, if it has one yet.
+    pub(super) fn loss_throttle(&self, node: &NodeKey) -> Option<&LossThrottle> {
+        self.loss.get(node).map(|e| &e.throttle)
     }
 
     /// The egress throttle of UP function `node`, if it has one yet.
@@ -80,12 +84,13 @@ impl Throttles {
     ) -> Result<(), RejectReason> {
         let reduction = overload.reduction(dest.entity, &dest.node, now);
         let mode = self.loss_mode;
-        let entry = self.loss_entry(dest, now);
-        set_reduction(dest, &mut entry.throttle, reduction);
+        let entry = self.loss_entry(&dest.node, now);
         let decision = match mode {
-            LossMode::Deterministic => entry.throttle.decide(class),
+            LossMode::Deterministic => entry.throttle.decide_at(class, reduction),
             // The low 32 bits: the routing picks use the whole draw through SplitMix64.
-            LossMode::Random => entry.throttle.decide_with_draw(class, draw as u32),
+            LossMode::Random => entry
+                .throttle
+                .decide_with_draw_at(class, draw as u32, reduction),
         };
         if let Decision::Throttle(t) = decision {
             metrics::counter!("pfcp_requests_throttled_total", "reason" => "loss").increment(1);
@@ -123,22 +128,22 @@ impl Throttles {
         Ok(())
     }
 
-    /// The Loss throttle of `dest`, created if needed (the least recently used one is dropped
-    /// when the map is full).
-    fn loss_entry(&mut self, dest: &Destination, now: Instant) -> &mut LossEntry {
-        if !self.loss.contains_key(dest) && self.loss.len() >= self.max {
+    /// The Loss throttle of UP function `node`, created if needed (the least recently used one
+    /// is dropped when the map is full).
+    fn loss_entry(&mut self, node: &NodeKey, now: Instant) -> &mut LossEntry {
+        if !self.loss.contains_key(node) && self.loss.len() >= self.max {
             let lru = self
                 .loss
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
                 .map(|(d, _)| d.clone());
             if let Some(d) = lru {
-                tracing::debug!(node = %d.node, entity = ?d.entity, "cp: Loss throttle dropped (LRU)");
+                tracing::debug!(node = %d, "cp: Loss throttle dropped (LRU)");
                 self.loss.remove(&d);
             }
         }
         let config = self.loss_config;
-        let entry = self.loss.entry(dest.clone()).or_insert_with(|| LossEntry {
+        let entry = self.loss.entry(node.clone()).or_insert_with(|| LossEntry {
             throttle: LossThrottle::new(config),
             last_used: now,
         });
@@ -179,9 +184,12 @@ impl Throttles {
         Some(&mut entry.throttle)
     }
 
-    /// Bring the reduction of `dest`'s Loss throttle (if it has one) up to date.
+    /// Bring the reduction of `dest`'s UP function's Loss throttle (if it has one) up to date
+    /// with the node's metric and `dest`'s entity: a log line when it changes, and the credit
+    /// cleared once no overload is left (requests carry their own reduction, see
+    /// [`LossThrottle::decide_at`]).
     pub(super) fn refresh(&mut self, overload: &OverloadTable, dest: &Destination, now: Instant) {
-        if let Some(e) = self.loss.get_mut(dest) {
+        if let Some(e) = self.loss.get_mut(&dest.node) {
             set_reduction(
                 dest,
                 &mut e.throttle,
@@ -206,7 +214,7 @@ impl Throttles {
 
     /// Drop every throttle of UP function `node` (it restarted or left).
     pub(super) fn forget(&mut self, node: &NodeKey) {
-        self.loss.retain(|d, _| &d.node != node);
+        self.loss.remove(node);
         self.egress.remove(node);
     }
 
@@ -218,20 +226,21 @@ impl Throttles {
         expired: &[Scope],
         now: Instant,
     ) {
-        let affected: Vec<Destination> = self
+        let affected: Vec<NodeKey> = self
             .loss
             .keys()
-            .filter(|d| {
-                expired.iter().any(|s| match s {
-                    Scope::Entity(ip) => d.entity == Some(*ip),
-                    Scope::Node(n) => &d.node == n,
-                })
+            .filter(|n| {
+                expired
+                    .iter()
+                    .any(|s| matches!(s, Scope::Node(x) if x == *n))
             })
             .cloned()
             .collect();
-        for d in &affected {
-            self.refresh(overload, d, now);
+        for n in affected {
+            self.refresh(overload, &Destination::node(n), now);
         }
+        // An entity's expiry: the throttles of the UP functions are refreshed by the next
+        // request to that entity (each request carries its own reduction).
     }
 }
 

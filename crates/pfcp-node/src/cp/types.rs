@@ -49,11 +49,18 @@ pub enum LossMode {
 
 /// Why a request was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RejectReason {
     /// The Loss throttle of the destination (the UP's overload reduction).
     Loss(Throttled),
     /// The egress throttle of the UP function's connection.
     Egress(ThrottleReason),
+    /// Redirected to an alternate UP function whose address the node does not know (it has
+    /// no association with it yet).
+    NoAlternateAddress,
+    /// A UP function's Session Report Request refused by the egress throttle of its
+    /// connection to the CP function.
+    ReportEgress,
 }
 
 /// The outcome of [`CpOverloadControl::decide`].

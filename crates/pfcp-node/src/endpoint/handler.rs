@@ -6,6 +6,7 @@ use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_wire::{Cause, Message, MessageType, SequenceNumber};
 
+use crate::node::IncomingRequest;
 use crate::peer::Peers;
 
 /// Application code that answers requests inside the endpoint's driver task; installed with
@@ -65,10 +66,8 @@ pub enum HandlerReply {
 /// with an association if it is a session request.
 #[derive(Debug, Clone, Copy)]
 pub struct RequestView<'a> {
-    pub(super) peer: SocketAddr,
-    pub(super) sequence: SequenceNumber,
+    pub(super) request: &'a IncomingRequest,
     pub(super) message: &'a Message<'a>,
-    pub(super) bytes: &'a Bytes,
     /// Looked up only if the handler asks ([`RequestView::node`]).
     pub(super) peers: &'a Peers,
 }
@@ -76,12 +75,12 @@ pub struct RequestView<'a> {
 impl<'a> RequestView<'a> {
     /// Source address and port (the response goes back there).
     pub fn peer(&self) -> SocketAddr {
-        self.peer
+        self.request.reference.peer
     }
 
     /// The request's header sequence number (the response copies it).
     pub fn sequence(&self) -> SequenceNumber {
-        self.sequence
+        self.request.reference.sequence
     }
 
     /// The message type.
@@ -89,7 +88,7 @@ impl<'a> RequestView<'a> {
         self.message.message_type()
     }
 
-    /// The decoded message: the endpoint has decoded it once, the handler need not again.
+    /// The decoded message.
     pub fn message(&self) -> &'a Message<'a> {
         self.message
     }
@@ -97,11 +96,16 @@ impl<'a> RequestView<'a> {
     /// The request's octets (one message, header included); cloning is cheap, for a handler
     /// that keeps the request.
     pub fn bytes(&self) -> &'a Bytes {
-        self.bytes
+        &self.request.bytes
+    }
+
+    /// The request as the node delivered it.
+    pub fn request(&self) -> &'a IncomingRequest {
+        self.request
     }
 
     /// The peer's Node ID, from its association (`None` before one is established).
     pub fn node(&self) -> Option<&'a NodeKey> {
-        self.peers.get(&self.peer).and_then(|p| p.node.as_ref())
+        self.peers.get(&self.peer()).and_then(|p| p.node.as_ref())
     }
 }

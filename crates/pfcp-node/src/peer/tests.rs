@@ -205,6 +205,8 @@ fn kinds(events: &[PeerEvent]) -> Vec<&'static str> {
             PeerEvent::Restarted { .. } => "restarted",
             PeerEvent::Released { .. } => "released",
             PeerEvent::Failed { .. } => "failed",
+            PeerEvent::NotAssociated { .. } => "not associated",
+            PeerEvent::SessionsLost { .. } => "sessions lost",
         })
         .collect()
 }

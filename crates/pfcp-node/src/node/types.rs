@@ -1,0 +1,276 @@
+//! The value types of a [`Node`](super::Node): request identifiers and contexts, what the
+//! application receives (requests, responses, outcomes, events) and the counters.
+
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+
+use bytes::Bytes;
+use pfcp_overload::NodeKey;
+use pfcp_throttle::classify::{Procedure, Snssai};
+use pfcp_throttle::RequestContext;
+use pfcp_wire::ie::FSeid;
+use pfcp_wire::{
+    Cause, DecodeError, EncodeError, Message, MessagePriority, MessageType, SequenceNumber,
+};
+
+use crate::cp::RejectReason;
+use crate::peer::PeerEvent;
+use crate::xact::XactError;
+
+/// Identifies a request this node sends ([`Node::send_request`](super::Node::send_request),
+/// [`Node::associate`](super::Node::associate), [`Node::heartbeat`](super::Node::heartbeat));
+/// unique per node, never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestId(pub u64);
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "req{}", self.0)
+    }
+}
+
+/// What a CP function knows about a request, for its priority and throttling (an owned form
+/// of [`RequestContext`]), and where it goes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestProfile {
+    /// Emergency session.
+    pub emergency: bool,
+    /// eMPS session.
+    pub emps: bool,
+    /// ARP priority levels of the bearers / QoS flows concerned.
+    pub arp_levels: Vec<u8>,
+    /// Low Access Priority UE.
+    pub low_access_priority: bool,
+    /// DNN.
+    pub dnn: Option<String>,
+    /// S-NSSAI.
+    pub snssai: Option<Snssai>,
+    /// The session is established.
+    pub established: bool,
+    /// A later step of an admitted procedure.
+    pub later_step: bool,
+    /// A re-establishment after a peer restart.
+    pub restoration: bool,
+    /// An additional session of a served UE.
+    pub additional_session: bool,
+    /// The UP PFCP entity (UP F-SEID address) of the session, for entity-scoped overload.
+    /// `None`: the node's session table says (clause 6.2.4.3.1), from the header SEID.
+    pub entity: Option<IpAddr>,
+    /// Allow redirection of a throttled Session Establishment Request to an alternate UP.
+    pub redirectable: bool,
+}
+
+impl RequestProfile {
+    /// An emergency request.
+    #[must_use]
+    pub fn emergency() -> Self {
+        RequestProfile {
+            emergency: true,
+            ..RequestProfile::default()
+        }
+    }
+
+    /// With ARP priority levels.
+    #[must_use]
+    pub fn with_arp(mut self, levels: &[u8]) -> Self {
+        self.arp_levels = levels.to_vec();
+        self
+    }
+
+    /// With redirection allowed.
+    #[must_use]
+    pub fn with_redirect(mut self, redirectable: bool) -> Self {
+        self.redirectable = redirectable;
+        self
+    }
+
+    /// With the session's UP entity (overrides the session table).
+    #[must_use]
+    pub fn with_entity(mut self, entity: IpAddr) -> Self {
+        self.entity = Some(entity);
+        self
+    }
+
+    /// The classifier's view of it, for a request of `procedure`.
+    pub fn context(&self, procedure: Option<Procedure>) -> RequestContext<'_> {
+        RequestContext {
+            procedure,
+            emergency: self.emergency,
+            emps: self.emps,
+            arp_levels: &self.arp_levels,
+            low_access_priority: self.low_access_priority,
+            dnn: self.dnn.as_deref(),
+            snssai: self.snssai,
+            established: self.established,
+            later_step: self.later_step,
+            restoration: self.restoration,
+            additional_session: self.additional_session,
+        }
+    }
+}
+
+/// What the node needs to answer a request it delivered: give it back to
+/// [`Node::respond`](super::Node::respond) or [`Node::reject`](super::Node::reject). Small and
+/// `Copy`; the node keeps nothing per delivered request beyond the transaction layer's
+/// duplicate detection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestRef {
+    /// Source address and port (the response goes back there, clause 4.2).
+    pub peer: SocketAddr,
+    /// The request's header sequence number (the response copies it).
+    pub sequence: SequenceNumber,
+    /// The request's message type.
+    pub message_type: MessageType,
+    /// The request's header message priority, if it had MP (the response copies it, clause
+    /// 7.2.2.4.1).
+    pub priority: Option<MessagePriority>,
+    /// The request's header SEID (this node's SEID of the session), if it has one.
+    pub seid: Option<u64>,
+    /// The CP F-SEID of a Session Establishment Request (the SEID a response must carry in
+    /// its header, and the session the node records when the response accepts it).
+    pub cp_f_seid: Option<FSeid>,
+}
+
+impl RequestRef {
+    /// The SEID the response's header carries: the CP's, from the CP F-SEID of a Session
+    /// Establishment Request; otherwise it is the peer's SEID of the session, which the node
+    /// looks up (see [`Node::respond`](super::Node::respond)).
+    pub fn establishment_cp_seid(&self) -> Option<u64> {
+        self.cp_f_seid.map(|f| f.seid)
+    }
+}
+
+/// A request from a peer, for the application to answer.
+#[derive(Debug, Clone)]
+pub struct IncomingRequest {
+    /// What the answer needs.
+    pub reference: RequestRef,
+    /// The message (one complete PFCP message, already decoded and validated by the node).
+    pub bytes: Bytes,
+    /// The peer's Node ID, from its association.
+    pub node: Option<NodeKey>,
+    /// The peer's SEID of the session the request concerns (the header SEID looked up in the
+    /// node's session table), for the application's convenience.
+    pub remote_seid: Option<u64>,
+}
+
+impl IncomingRequest {
+    /// The decoded message (the node checked that it decodes).
+    pub fn message(&self) -> Result<Message<'_>, DecodeError> {
+        Message::decode(&self.bytes)
+    }
+}
+
+/// Where a [`Response`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResponseOrigin {
+    /// The peer answered.
+    Peer,
+    /// Not sent: this node's overload control refused it, and answers as though the UP
+    /// function had rejected it (clause 6.2.4.4), with Cause 74.
+    Throttled(RejectReason),
+    /// Not sent: the peer has no PFCP association with this node (it restarted or failed and
+    /// the node is setting the association up again), answered with Cause 72 (clause 6.2.6.1).
+    NoAssociation,
+}
+
+/// The response to a request this node sent: the peer's, or one the node generated in its
+/// place ([`ResponseOrigin`]). Both have the same shape, a response message of the request's
+/// response type whose Cause says what happened, so an application handles a local refusal
+/// and a peer's rejection in one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// Where the request went (after redirection), or would have gone.
+    pub peer: SocketAddr,
+    /// The response message.
+    pub bytes: Bytes,
+    /// Its Cause, if it has a readable one.
+    pub cause: Option<Cause>,
+    /// Who answered.
+    pub origin: ResponseOrigin,
+    /// How many times the request was sent (0 for a local answer).
+    pub transmissions: u32,
+}
+
+impl Response {
+    /// The decoded response.
+    pub fn message(&self) -> Result<Message<'_>, DecodeError> {
+        Message::decode(&self.bytes)
+    }
+
+    /// Whether this node generated it (the request was never sent).
+    pub fn is_local(&self) -> bool {
+        !matches!(self.origin, ResponseOrigin::Peer)
+    }
+
+    /// Whether the Cause accepts the request (clause 8.2.1).
+    pub fn is_accepted(&self) -> bool {
+        self.cause.and_then(Cause::is_acceptance) == Some(true)
+    }
+}
+
+/// Why a request got no response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// No response after `transmissions` (1 + N1), or the peer failed or restarted while it was
+    /// outstanding (clause 6.2.2).
+    #[error("no response after {transmissions} transmissions")]
+    Timeout {
+        /// Transmissions made.
+        transmissions: u32,
+    },
+    /// The response was malformed (with
+    /// [`TransactionConfig::fail_on_malformed_response`](crate::xact::TransactionConfig)).
+    #[error("malformed response: {0}")]
+    MalformedResponse(DecodeError),
+    /// The message could not be encoded.
+    #[error("encode: {0}")]
+    Encode(#[from] EncodeError),
+    /// The transaction layer refused the request (limits, a bad message).
+    #[error("transaction: {0}")]
+    Xact(#[from] XactError),
+}
+
+/// What a node reports to its application, drained with
+/// [`Node::poll_event`](super::Node::poll_event).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum NodeEvent {
+    /// A request for the application: answer it with [`Node::respond`](super::Node::respond)
+    /// or [`Node::reject`](super::Node::reject).
+    Request(IncomingRequest),
+    /// The outcome of a request the application sent.
+    Outcome {
+        /// The request.
+        id: RequestId,
+        /// Its response (possibly generated locally), or why there is none.
+        result: Result<Response, RequestError>,
+    },
+    /// A peer's state changed (association, restart, failure, lost sessions).
+    Peer(PeerEvent),
+}
+
+/// Counters of a node since creation (the layers' own counters are in their stats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct NodeStats {
+    /// Datagrams handed to [`Node::handle_datagram`](super::Node::handle_datagram).
+    pub datagrams_received: u64,
+    /// Of those, dropped by the ingress guard without a reading.
+    pub datagrams_dropped_by_guard: u64,
+    /// Requests delivered to the application.
+    pub requests_delivered: u64,
+    /// Requests answered by the node itself with a rejection (Cause 72, 74, 7.6 errors).
+    pub requests_rejected: u64,
+    /// Requests the application sent.
+    pub requests_sent: u64,
+    /// Of those, answered locally (throttled, no association).
+    pub requests_answered_locally: u64,
+    /// Association Setup Requests this node sent to set a lost association up again.
+    pub reassociations: u64,
+    /// Sessions reported lost.
+    pub sessions_lost: u64,
+}
