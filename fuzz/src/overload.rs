@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use arbitrary::{Arbitrary, Unstructured};
 use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
 use pfcp_overload::{
-    Candidate, IgnoreReason, InclusionPolicy, LciOutcome, LoadConfig, LoadReporter,
+    Candidate, ControlLaw, IgnoreReason, InclusionPolicy, LciOutcome, LoadConfig, LoadReporter,
     LoadReporterConfig, LoadTable, Measurement, NodeKey, OciOrigin, OciOutcome, OverloadConfig,
     OverloadEvent, OverloadReporter, OverloadTable, ReporterConfig, Scope, SequenceMode,
     UpSelector,
@@ -269,6 +269,8 @@ pub struct ReporterSpec {
     node_scoped: bool,
     /// `None`: the default; else `n % 6`.
     max_peers: Option<u8>,
+    /// The control law: `n % 3` of adaptive, feed-forward, utilisation.
+    law: u8,
 }
 
 /// One thing that happens.
@@ -983,9 +985,19 @@ where
     back
 }
 
+/// The control law a spec's `law` octet names.
+fn law(n: u8) -> ControlLaw {
+    match n % 3 {
+        0 => ControlLaw::Adaptive,
+        1 => ControlLaw::FeedForward,
+        _ => ControlLaw::Utilisation,
+    }
+}
+
 struct Up {
     rep: OverloadReporter<u8>,
-    step: u8,
+    /// The publishing step, for the feed-forward law (the others publish relative changes).
+    step: Option<u8>,
     max_metric: u8,
     validity: Duration,
     node_scoped: bool,
@@ -1034,10 +1046,11 @@ impl Up {
                 InclusionPolicy::UntilCurrent
             })
             .with_node_scoped(r.node_scoped)
-            .with_max_peers(max_peers(r.max_peers));
+            .with_max_peers(max_peers(r.max_peers))
+            .with_law(law(r.law));
         Up {
             rep: OverloadReporter::new(config),
-            step: r.step.max(1),
+            step: (law(r.law) == ControlLaw::FeedForward).then_some(r.step.max(1)),
             max_metric: r.max_metric.min(100),
             validity: r.validity.get(),
             node_scoped: r.node_scoped,
@@ -1066,12 +1079,11 @@ impl Up {
             "metric {m} above max_metric {}",
             self.max_metric
         );
-        assert_eq!(
-            m % self.step,
-            0,
-            "metric {m} not a multiple of step {}",
-            self.step
-        );
+        match self.step {
+            Some(step) => assert_eq!(m % step, 0, "metric {m} not a multiple of step {step}"),
+            // A metric of 100 would admit nothing: the other laws stop at 99.
+            None => assert!(m <= 99, "metric {m} above 99"),
+        }
     }
 
     /// A publication happened (or not): check the sequence number moved as it must.

@@ -202,6 +202,7 @@ use overflow::Overflow;
 use rejection::node_id_of;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
+    WhenFull,
 };
 
 #[derive(Debug, Clone)]
@@ -255,6 +256,10 @@ impl UpAdmission {
         let s = config.load_smoothing;
         if !(s > 0.0 && s <= 1.0) {
             return Err(AdmissionConfigError::LoadSmoothing(s));
+        }
+        let r = config.rejection_cost;
+        if !(0.0..=1.0).contains(&r) {
+            return Err(AdmissionConfigError::RejectionCost(r));
         }
         node_id_of(&config.node_id)?;
         let mut reporter_config = config.reporter.clone();
@@ -360,6 +365,7 @@ impl UpAdmission {
         }
         self.arrived += 1;
         self.stats.offered += 1;
+        self.reporter.record_arrival(&request.peer_key());
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {
             self.push(request, now);
@@ -377,6 +383,7 @@ impl UpAdmission {
                     }
                     self.push(request, now);
                     if let Some(e) = &evicted {
+                        self.charge_refusal(now);
                         self.stats.evicted += 1;
                         metrics::counter!("pfcp_requests_rejected_total", "reason" => "evicted")
                             .increment(1);
@@ -392,6 +399,7 @@ impl UpAdmission {
                     Admit::Queued { evicted }
                 }
                 _ => {
+                    self.charge_refusal(now);
                     self.stats.rejected += 1;
                     metrics::counter!("pfcp_admission_offered_total", "outcome" => "rejected")
                         .increment(1);
@@ -547,6 +555,7 @@ impl UpAdmission {
         let Some(max_wait) = self.config.max_wait else {
             return;
         };
+        let before = self.expired.len();
         for q in &mut self.queues {
             while q
                 .front()
@@ -568,6 +577,26 @@ impl UpAdmission {
                 }
             }
         }
+        for _ in before..self.expired.len() {
+            self.charge_refusal(now);
+        }
+    }
+
+    /// A refusal's work delays the service model by `rejection_cost` of one service.
+    fn charge_refusal(&mut self, now: Instant) {
+        if let Some(step) = self.service_step {
+            if self.config.rejection_cost > 0.0 {
+                let start = self.next_free.max(now);
+                let cost = step.mul_f64(self.config.rejection_cost);
+                self.next_free = start.checked_add(cost).unwrap_or(start);
+            }
+        }
+    }
+
+    /// A request refused with [`WhenFull::Drop`] was dropped (counted; no answer).
+    pub fn dropped(&mut self) {
+        self.stats.dropped += 1;
+        metrics::counter!("pfcp_admission_dropped_total").increment(1);
     }
 
     fn count_served(&mut self) {

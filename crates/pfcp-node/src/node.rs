@@ -343,7 +343,7 @@ impl Node {
     /// Choose the UP function for a new session among `candidates` (peer address and static
     /// weight), by their load (LCI) and overload (OCI) as this CP knows them (clause 6.2.3,
     /// [`UpSelector`](pfcp_overload::UpSelector)); `None` if none can be chosen. Without CP
-    /// overload control, the first candidate with a positive weight.
+    /// overload control, at random in proportion to the static weights.
     pub fn select_up(
         &mut self,
         candidates: &[(SocketAddr, u32)],
@@ -351,7 +351,15 @@ impl Node {
     ) -> Option<SocketAddr> {
         let draw = self.draw();
         let Some(cp) = self.cp.as_ref() else {
-            return candidates.iter().find(|(_, w)| *w > 0).map(|(a, _)| *a);
+            let total: u64 = candidates.iter().map(|(_, w)| u64::from(*w)).sum();
+            let mut pick = draw.checked_rem(total)?;
+            return candidates.iter().find_map(|(a, w)| {
+                if pick < u64::from(*w) {
+                    return Some(*a);
+                }
+                pick -= u64::from(*w);
+                None
+            });
         };
         let keyed: Vec<Candidate> = candidates
             .iter()

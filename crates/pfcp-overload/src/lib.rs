@@ -56,7 +56,7 @@
 //!
 //! // A UP that serves 100 requests per 100 ms interval.
 //! let mut up: OverloadReporter<&str> =
-//!     OverloadReporter::new(ReporterConfig::default().with_capacity(Some(100.0)));
+//!     OverloadReporter::new(ReporterConfig::feed_forward().with_capacity(Some(100.0)));
 //! up.set_peer_ovrl("smf1", true); // from the CP Function Features it advertised
 //! let t0 = Instant::now();
 //! // Twice the demand it can serve: it publishes 50 % at once.
@@ -103,6 +103,8 @@ pub mod sequence;
 pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
 pub use load_reporter::{LoadReporter, LoadReporterConfig};
 pub use receiver::{IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable};
-pub use reporter::{InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode};
+pub use reporter::{
+    ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode,
+};
 pub use scope::{NodeKey, OciOrigin, Scope};
 pub use sequence::SequenceOrder;

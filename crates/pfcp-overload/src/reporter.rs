@@ -90,7 +90,9 @@ pub struct ReporterConfig {
     pub interval: Duration,
     /// Requests per interval the UP can serve, if known. Default `None`: learned.
     pub capacity: Option<f64>,
-    /// Share of capacity to admit. Default 1.0 (the backlog term keeps queues short).
+    /// Share of capacity to admit. Default 0.95: the headroom absorbs the randomness of
+    /// arrivals, so that the queue (and the latency) stays short while the UP function runs
+    /// at 95 % of its capacity.
     pub target_utilisation: f64,
     /// Backlog (requests) tolerated before the drain term acts. Default 0.
     pub backlog_target: f64,
@@ -119,6 +121,13 @@ pub struct ReporterConfig {
     pub node_scoped: bool,
     /// Most peers tracked. Default 65536.
     pub max_peers: usize,
+    /// How the metric is computed from the measurements. Default [`ControlLaw::Adaptive`].
+    pub law: ControlLaw,
+    /// Least relative change of the admitted share worth publishing, for the
+    /// [`ControlLaw::Adaptive`] and [`ControlLaw::Utilisation`] laws (default 0.02: a new metric
+    /// is published when the share of traffic the CP functions admit would change by 2 % or
+    /// more; see `docs/overload-control.md` for why this replaces fixed steps).
+    pub min_change: f64,
 }
 
 impl Default for ReporterConfig {
@@ -126,9 +135,9 @@ impl Default for ReporterConfig {
         ReporterConfig {
             interval: Duration::from_millis(100),
             capacity: None,
-            target_utilisation: 1.0,
+            target_utilisation: 0.97,
             backlog_target: 0.0,
-            drain_intervals: 5.0,
+            drain_intervals: 2.0,
             feedback_delay: 1,
             step: 5,
             max_metric: 95,
@@ -139,11 +148,25 @@ impl Default for ReporterConfig {
             inclusion: InclusionPolicy::UntilCurrent,
             node_scoped: false,
             max_peers: 65_536,
+            law: ControlLaw::Adaptive,
+            min_change: 0.02,
         }
     }
 }
 
 impl ReporterConfig {
+    /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: full
+    /// target utilisation, backlog drained over 5 intervals, 5-point steps, a dwell of 3):
+    /// for comparisons and for callers that relied on it.
+    pub fn feed_forward() -> Self {
+        ReporterConfig {
+            law: ControlLaw::FeedForward,
+            target_utilisation: 1.0,
+            drain_intervals: 5.0,
+            ..ReporterConfig::default()
+        }
+    }
+
     /// With `interval` set (see the field).
     #[must_use]
     pub fn with_interval(mut self, interval: Duration) -> Self {
@@ -234,6 +257,18 @@ impl ReporterConfig {
         self.max_peers = max_peers;
         self
     }
+    /// With `law` set (see the field).
+    #[must_use]
+    pub fn with_law(mut self, law: ControlLaw) -> Self {
+        self.law = law;
+        self
+    }
+    /// With `min_change` set (see the field).
+    #[must_use]
+    pub fn with_min_change(mut self, min_change: f64) -> Self {
+        self.min_change = min_change;
+        self
+    }
 }
 
 /// What the UP measured over one control interval.
@@ -253,6 +288,33 @@ struct PeerState {
     told_entity: Option<u32>,
     told_node: Option<u32>,
     told_nonzero: bool,
+    /// The metric this peer was last told (it applies it from then on).
+    applied: u8,
+    /// Requests from it since the last flush ([`OverloadReporter::record_arrival`]).
+    arrived: u64,
+    /// Demand reconstructed from its arrivals earlier in the interval, under older metrics.
+    demand: f64,
+}
+
+impl PeerState {
+    /// The share of its traffic the peer sends while applying its metric.
+    fn admitted(&self) -> f64 {
+        admitted_share(self.applied)
+    }
+
+    /// Fold the arrivals so far into the demand, under the metric in force, and start
+    /// counting under `metric`.
+    fn told(&mut self, metric: u8) {
+        self.demand += self.arrived as f64 / self.admitted();
+        self.arrived = 0;
+        self.applied = metric;
+    }
+}
+
+/// The share of traffic a CP function sends under `metric` (a metric of 100 would admit none;
+/// the reporter never publishes above 99 for this reason).
+fn admitted_share(metric: u8) -> f64 {
+    1.0 - f64::from(metric.min(99)) / 100.0
 }
 
 /// The UP side of overload control: metric computation and per-peer inclusion.
@@ -267,6 +329,11 @@ pub struct OverloadReporter<P> {
     lower_wishes: VecDeque<u8>,
     capacity_est: Option<f64>,
     peers: HashMap<P, PeerState>,
+    law: law::LawState,
+    /// Arrivals from peers without state (no association, table full) since the last interval.
+    untracked: u64,
+    /// Arrivals recorded per peer since the last interval (all of them, untracked included).
+    recorded: u64,
 }
 
 impl<P: Hash + Eq + Clone> OverloadReporter<P> {
@@ -286,6 +353,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             history: VecDeque::new(),
             lower_wishes: VecDeque::new(),
             peers: HashMap::new(),
+            law: law::LawState::default(),
+            untracked: 0,
+            recorded: 0,
         }
     }
 
@@ -336,9 +406,29 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         self.peers.remove(peer);
     }
 
+    /// One request subject to overload control arrived from `peer`. With these counts the
+    /// [`ControlLaw::Adaptive`] law reconstructs the demand from what each peer was told, so
+    /// it needs no assumption on when the CP functions apply a new metric. Without them it
+    /// takes [`Measurement::arrived`] and the metric in force.
+    pub fn record_arrival(&mut self, peer: &P) {
+        self.recorded += 1;
+        match self.peers.get_mut(peer) {
+            Some(p) => p.arrived += 1,
+            None => self.untracked += 1,
+        }
+    }
+
+    /// `peer` was sent an OCI with `metric` outside [`OverloadReporter::oci_for`] (e.g. the
+    /// UP's own overflow OCI): it applies that metric from now on.
+    pub fn note_sent(&mut self, peer: &P, metric: u8) {
+        if let Some(p) = self.peers.get_mut(peer) {
+            p.told(metric);
+        }
+    }
+
     /// Feed one interval's measurement; returns the newly published metric if it changed.
     pub fn handle_measurement(&mut self, m: &Measurement, now: Instant) -> Option<u8> {
-        // The metric in force at the CPs during the interval just measured.
+        // The metric in force at the CPs during the interval just measured (FeedForward).
         let applied = self
             .history
             .get(self.config.feedback_delay)
@@ -352,8 +442,21 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
                 None => served,
             });
         }
-        let wanted = self.wanted_metric(m, applied);
-        let changed = self.publish_rule(wanted, now);
+        let demand = self.take_demand(m);
+        let changed = match self.config.law {
+            ControlLaw::FeedForward => {
+                let wanted = self.wanted_metric(m, applied);
+                self.publish_rule(wanted, now)
+            }
+            ControlLaw::Adaptive => {
+                let wanted = self.adaptive(m, demand);
+                self.publish_relative(wanted, now)
+            }
+            ControlLaw::Utilisation => {
+                let wanted = self.occupancy(m);
+                self.publish_relative(wanted, now)
+            }
+        };
         self.history.push_front(self.published);
         // Saturating: `feedback_delay` is a public field with no upper bound (fuzz-found).
         self.history
@@ -361,12 +464,28 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         changed
     }
 
+    /// The demand of the interval just ended: each peer's arrivals divided by the share it
+    /// admits under the metric it was told, when arrivals were recorded per peer; else the
+    /// arrivals under the metric in force. Resets the per-peer counts.
+    fn take_demand(&mut self, m: &Measurement) -> f64 {
+        let recorded = std::mem::take(&mut self.recorded);
+        let mut demand = std::mem::take(&mut self.untracked) as f64;
+        for p in self.peers.values_mut() {
+            demand += p.demand + p.arrived as f64 / p.admitted();
+            p.demand = 0.0;
+            p.arrived = 0;
+        }
+        if recorded == 0 {
+            demand = m.arrived as f64 / admitted_share(self.published);
+        }
+        demand
+    }
+
     fn wanted_metric(&self, m: &Measurement, applied: u8) -> u8 {
         let Some(capacity) = self.capacity_est else {
             return 0;
         };
-        let admitted_share = 1.0 - f64::from(applied.min(99)) / 100.0;
-        let demand = m.arrived as f64 / admitted_share;
+        let demand = m.arrived as f64 / admitted_share(applied);
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
         let target = capacity * self.config.target_utilisation
             - excess / self.config.drain_intervals.max(1.0);
@@ -498,6 +617,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return None;
         }
         *told = Some(seq);
+        peer_state.told(metric);
         if metric > 0 {
             peer_state.told_nonzero = true;
         } else if peer_state.told_entity.is_none_or(|s| s == seq)
@@ -542,6 +662,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
     }
 }
+
+mod law;
+pub use law::ControlLaw;
 
 #[cfg(test)]
 mod tests;

@@ -55,7 +55,7 @@ struct Loop {
 
 impl Loop {
     fn new() -> Self {
-        let mut up = OverloadReporter::new(ReporterConfig::default());
+        let mut up = OverloadReporter::new(ReporterConfig::feed_forward());
         for i in 0..N {
             up.set_peer_ovrl(i, true);
         }

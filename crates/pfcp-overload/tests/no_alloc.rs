@@ -103,7 +103,7 @@ fn cp_lookups_allocate_nothing() {
 #[test]
 fn up_steady_state_allocates_nothing() {
     let mut now = base_instant();
-    let cfg = ReporterConfig::default().with_capacity(Some(100.0));
+    let cfg = ReporterConfig::feed_forward().with_capacity(Some(100.0));
     let mut r: OverloadReporter<NodeKey> = OverloadReporter::new(cfg);
     let peers: Vec<NodeKey> = (0..100).map(|i| peer(i).0).collect();
     for p in &peers {

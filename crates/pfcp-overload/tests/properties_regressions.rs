@@ -35,7 +35,7 @@ fn oci(seq: u32, metric: u8, timer: Timer, aoci: bool) -> OverloadControlInforma
 #[test]
 fn regression_published_metric_never_rounds_above_100() {
     let now = base_instant();
-    let c = ReporterConfig::default()
+    let c = ReporterConfig::feed_forward()
         .with_capacity(Some(100.0))
         .with_step(6)
         .with_max_metric(102);
@@ -103,7 +103,7 @@ fn regression_an_expired_oci_does_not_evict_a_live_entry() {
 #[test]
 fn regression_the_end_of_overload_reaches_the_node_scope_of_a_rejected_establishment() {
     let now = base_instant();
-    let c = ReporterConfig::default().with_capacity(Some(100.0));
+    let c = ReporterConfig::feed_forward().with_capacity(Some(100.0));
     let mut r: OverloadReporter<&str> = OverloadReporter::new(c);
     r.set_peer_ovrl("cp", true);
     let mut cp = OverloadTable::default();

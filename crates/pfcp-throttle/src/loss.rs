@@ -352,22 +352,30 @@ impl LossThrottle {
     /// so the drops add up to the sum of the requests' reductions. Unlike
     /// [`LossThrottle::set_reduction`], a change of reduction keeps the credit.
     pub fn decide_at(&mut self, class: RequestClass, percent: u8) -> Decision {
+        self.retarget(percent);
+        self.decide(class)
+    }
+
+    /// Move to the reduction `percent` without resetting the window. Outside window-exact
+    /// mode a change keeps at most one request of credit either way: the debt (or advance)
+    /// built under the old reduction is not paid under the new one, where it would shed too
+    /// much (or too little) for as many requests as it holds, a dip the UP function would
+    /// read as a fall of demand.
+    fn retarget(&mut self, percent: u8) {
         let percent = percent.min(100);
         if percent != self.reduction {
             self.reduction = percent;
+            if !self.config.exact_window {
+                self.credit = self.credit.clamp(-100, 100);
+            }
             self.recompute();
         }
-        self.decide(class)
     }
 
     /// [`LossThrottle::decide_with_draw`] for a request whose own reduction is `percent` (see
     /// [`LossThrottle::decide_at`]).
     pub fn decide_with_draw_at(&mut self, class: RequestClass, draw: u32, percent: u8) -> Decision {
-        let percent = percent.min(100);
-        if percent != self.reduction {
-            self.reduction = percent;
-            self.recompute();
-        }
+        self.retarget(percent);
         self.decide_with_draw(class, draw)
     }
 

@@ -55,7 +55,12 @@ impl UpAdmission {
     ) -> Option<OverloadControlInformation> {
         self.advance(now);
         let oci = if self.wants_overflow_oci(peer, message_type, cause) {
-            self.overflow_oci(now)
+            let oci = self.overflow_oci(now);
+            if let Some(o) = &oci {
+                // The reporter reconstructs this peer's demand under what it was told.
+                self.reporter.note_sent(peer, o.metric.percent());
+            }
+            oci
         } else {
             self.reporter
                 .oci_for(peer, message_type, cause, now)

@@ -76,6 +76,14 @@ pub struct AdmissionConfig {
     /// Weight of the newest interval in the smoothed utilisation behind the Load Metric,
     /// in `(0, 1]`. Default 0.5.
     pub load_smoothing: f64,
+    /// Work one refusal costs, as a share of serving one request (`0.0..=1.0`): each Cause-74
+    /// rejection delays the service model by that much (decoding, building and sending the
+    /// rejection is not free on a real UP function: with cost `r` and CP functions that ignore
+    /// OCI, goodput falls as `(1 - r x) / (1 - r)` at `x` times capacity). Only with
+    /// `service_rate`. Default 0.
+    pub rejection_cost: f64,
+    /// What a full queue does to a request it cannot hold. Default [`WhenFull::Reject`].
+    pub when_full: WhenFull,
     /// Period of Validity of the *overflow OCI*: the one a cause-74 refusal carries while the
     /// reporter publishes no metric yet (see the [module docs](crate::admission#overflow-oci)). Default
     /// 2 s, the finest the Timer IE encodes (clause 8.2.35); it is rounded up to what the
@@ -100,8 +108,22 @@ impl AdmissionConfig {
             reporter: ReporterConfig::default().with_node_scoped(true),
             load_reporter: LoadReporterConfig::default(),
             load_smoothing: 0.5,
+            rejection_cost: 0.0,
+            when_full: WhenFull::Reject,
             overflow_oci_validity: Duration::from_secs(2),
         }
+    }
+    /// With `rejection_cost` set (see the field).
+    #[must_use]
+    pub fn with_rejection_cost(mut self, cost: f64) -> Self {
+        self.rejection_cost = cost;
+        self
+    }
+    /// With `when_full` set (see the field).
+    #[must_use]
+    pub fn with_when_full(mut self, when_full: WhenFull) -> Self {
+        self.when_full = when_full;
+        self
     }
     /// With `queue_capacity` set (see the field).
     #[must_use]
@@ -153,6 +175,19 @@ impl AdmissionConfig {
     }
 }
 
+/// What a full admission queue does with a request it cannot hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum WhenFull {
+    /// Answer it with Cause 74 and the OCI/LCI (clause 6.2.4.5.1, self-protection): the CP
+    /// function learns at once, and does not retransmit.
+    #[default]
+    Reject,
+    /// Drop it without an answer, as a plain FIFO with a bounded queue does (the CP function
+    /// retransmits after T1). Only for comparison: this is what overload control avoids.
+    Drop,
+}
+
 /// Why an [`AdmissionConfig`] was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -163,6 +198,9 @@ pub enum AdmissionConfigError {
     /// `reporter.interval` is zero.
     #[error("reporter.interval must be longer than zero")]
     Interval,
+    /// `rejection_cost` is outside `0.0..=1.0`.
+    #[error("rejection_cost must be in 0.0..=1.0, got {0}")]
+    RejectionCost(f64),
     /// `load_smoothing` is outside `(0, 1]`.
     #[error("load_smoothing must be in (0, 1], got {0}")]
     LoadSmoothing(f64),
@@ -207,4 +245,6 @@ pub struct AdmissionStats {
     pub expired: u64,
     /// Requests served.
     pub served: u64,
+    /// Requests dropped without an answer ([`WhenFull::Drop`]).
+    pub dropped: u64,
 }

@@ -154,7 +154,12 @@ impl Default for CpConfig {
             load: LoadConfig::default(),
             selector: UpSelector::default(),
             classifier: ClassifierConfig::default(),
-            loss: LossConfig::default(),
+            // Two requests of credit: enough to pace a drop, too little to build a debt that
+            // would be paid later as a dip of traffic the UP function reads as a fall of demand
+            // (a boundary lagging a change of mix keeps the credit growing meanwhile).
+            loss: LossConfig::default()
+                .with_max_credit(6)
+                .with_escalate_after(Some(2)),
             loss_mode: LossMode::Deterministic,
             egress: None,
             max_destinations: 4096,

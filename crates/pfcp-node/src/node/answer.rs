@@ -17,7 +17,7 @@ use pfcp_wire::{
 use tracing::warn;
 
 use super::{Node, NodeEvent, RequestId, RequestRef, Response, ResponseOrigin};
-use crate::admission::QueuedRequest;
+use crate::admission::{QueuedRequest, WhenFull};
 use crate::peer;
 use crate::session::Session;
 use crate::xact::XactError;
@@ -130,6 +130,12 @@ impl Node {
     /// Reject a request the UP's admission refused, evicted or let expire: Cause 74 with the
     /// OCI/LCI due to its CP function.
     pub(super) fn reject_queued(&mut self, req: &QueuedRequest, now: Instant) {
+        if let Some(adm) = self.admission.as_mut() {
+            if adm.config().when_full == WhenFull::Drop {
+                adm.dropped();
+                return;
+            }
+        }
         self.stats.requests_rejected += 1;
         let Some(rt) = req.message_type.response_type() else {
             return;

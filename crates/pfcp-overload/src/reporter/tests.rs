@@ -10,7 +10,7 @@ use super::*;
 fn cfg() -> ReporterConfig {
     ReporterConfig {
         capacity: Some(100.0),
-        ..ReporterConfig::default()
+        ..ReporterConfig::feed_forward()
     }
 }
 
@@ -44,7 +44,7 @@ fn raises_at_once_in_steps_and_lowers_after_dwell() {
 #[test]
 fn capacity_is_learned_while_saturated() {
     let now = crate::test_now();
-    let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig::default());
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig::feed_forward());
     // Not saturated: nothing learned, nothing published.
     let idle = Measurement {
         arrived: 50,

@@ -261,7 +261,7 @@ pub(crate) fn reporter_config(case: &UpCase, base: Instant) -> ReporterConfig {
     } else {
         InclusionPolicy::UntilCurrent
     };
-    ReporterConfig::default()
+    ReporterConfig::feed_forward()
         .with_capacity(case.capacity)
         .with_feedback_delay(case.feedback_delay)
         .with_step(case.step)

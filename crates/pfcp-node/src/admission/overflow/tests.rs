@@ -295,7 +295,7 @@ fn replaces_the_reporters_older_zero_while_in_force() {
 
 #[test]
 fn metric_is_the_refused_share_rounded_up_to_a_step() {
-    let c = ReporterConfig::default(); // step 5, max 95
+    let c = ReporterConfig::feed_forward(); // step 5, max 95
     assert_eq!(overflow_metric(3, 1, &c), Some(35)); // 33.3 % -> 35
     assert_eq!(overflow_metric(10, 5, &c), Some(50));
     assert_eq!(overflow_metric(100, 1, &c), Some(5)); // at least one step
@@ -304,13 +304,17 @@ fn metric_is_the_refused_share_rounded_up_to_a_step() {
     assert_eq!(overflow_metric(0, 0, &c), Some(5));
     assert_eq!(overflow_metric(7, 0, &c), Some(5));
     assert_eq!(overflow_metric(u64::MAX, u64::MAX, &c), Some(95));
-    let c = ReporterConfig::default().with_step(10).with_max_metric(100);
+    let c = ReporterConfig::feed_forward()
+        .with_step(10)
+        .with_max_metric(100);
     assert_eq!(overflow_metric(1000, 1, &c), Some(10));
     assert_eq!(overflow_metric(4, 3, &c), Some(80)); // 75 -> 80
     assert_eq!(overflow_metric(1, 1, &c), Some(100));
-    let c = ReporterConfig::default().with_step(0).with_max_metric(200);
+    let c = ReporterConfig::feed_forward()
+        .with_step(0)
+        .with_max_metric(200);
     assert_eq!(overflow_metric(3, 1, &c), Some(34)); // step 0 reads as 1; never above 100
-    let c = ReporterConfig::default().with_max_metric(4); // below one step: never asks
+    let c = ReporterConfig::feed_forward().with_max_metric(4); // below one step: never asks
     assert_eq!(overflow_metric(3, 1, &c), None);
 }
 
@@ -350,7 +354,7 @@ fn epoch_numbers_start_from_the_epoch_clock_and_stay_below_the_reporters() {
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(10)
             .with_reporter(
-                ReporterConfig::default()
+                ReporterConfig::feed_forward()
                     .with_node_scoped(true)
                     .with_sequence(sequence),
             ),

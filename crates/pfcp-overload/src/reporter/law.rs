@@ -1,0 +1,166 @@
+//! The control laws of the reporter: how the Overload Reduction Metric follows from one
+//! interval's measurement (clause 6.2.4.4.2.1: "based e.g. on the traffic reduction factor
+//! that is currently in use, the current system utilization and the desired system
+//! utilization, and/or the rate of the current overall received traffic"). The reasoning and
+//! the measured figures are in `docs/overload-control.md`.
+
+use std::hash::Hash;
+use std::time::Instant;
+
+use super::{admitted_share, Measurement, OverloadReporter};
+
+/// How the reporter computes the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ControlLaw {
+    /// Feed-forward from the demand each CP function's traffic shows under the metric it was
+    /// told ([`OverloadReporter::record_arrival`]), trimmed by an integral on what actually
+    /// arrives: `a = (A / D) x exp(trim)`, `trim += 0.25 x ln(A / arrived)` near the target,
+    /// where `a` is the admitted share (`1 - metric/100`), `A` the target arrivals (capacity x
+    /// target utilisation, less the backlog drain) and `D` the reconstructed demand. The
+    /// feed-forward settles a step in one interval after the metric reaches the CPs; the trim
+    /// corrects whatever the CPs do not shed as asked (exempt traffic, peers without OVRL,
+    /// rounding, throttle lag). Published when the admitted share changes by at least
+    /// [`ReporterConfig::min_change`](super::ReporterConfig::min_change). The default.
+    #[default]
+    Adaptive,
+    /// The first law of this crate: demand reconstructed from the arrivals and the metric
+    /// published [`ReporterConfig::feedback_delay`](super::ReporterConfig::feedback_delay) + 1
+    /// intervals earlier, published in [`ReporterConfig::step`](super::ReporterConfig::step)s
+    /// (raise at once, lower after a dwell). Exact only if every CP sheds exactly the metric
+    /// at a known delay; kept for comparison.
+    FeedForward,
+    /// A plain utilisation law, the occupancy-based control of the SIP overload literature:
+    /// the admitted share is multiplied by `0.9 / occupancy` every interval, the occupancy
+    /// being the served share of the capacity (at most 1). Slow to follow a large step (it
+    /// cannot see how far beyond capacity the demand is); the baseline `pfcp sim` compares
+    /// against.
+    Utilisation,
+}
+
+/// Gain of the integral trim, per interval (in the log of the admitted share).
+const TRIM_GAIN: f64 = 0.25;
+/// The trim integrates only while the arrivals are within this factor (in log) of the target:
+/// beyond, the feed-forward is the better guide and the trim would wind up during a transient.
+const TRIM_BAND: f64 = 0.5;
+/// Most the trim may scale the feed-forward by, either way.
+const TRIM_LIMIT: f64 = 1.386_294_361_119_890_6; // ln 4
+/// Occupancy the [`ControlLaw::Utilisation`] law aims at.
+const OCCUPANCY_TARGET: f64 = 0.9;
+
+/// A demand estimate further than this (in log) from the smoothed one is a step: taken at
+/// once. Closer, it is noise (Poisson arrivals vary by a few per cent per interval): smoothed.
+const STEP_BAND: f64 = 0.4;
+/// Weight of a new demand estimate within the step band.
+const SMOOTHING: f64 = 0.5;
+/// Most the admitted share may grow in one interval: a CP function that sheds more than asked
+/// for a moment (a throttle paying off its credit, a burst of local rejections) shows a dip of
+/// arrivals that is no fall of demand; following it at once would open the gates to the
+/// whole demand for an interval.
+const MAX_RELAX: f64 = 4.0;
+
+/// The continuous state of the laws between intervals.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LawState {
+    /// The admitted share the law asked for last (before rounding to a metric).
+    admit: f64,
+    /// The integral trim, in the log of the admitted share.
+    trim: f64,
+    /// The smoothed demand estimate (0: none yet).
+    demand: f64,
+}
+
+impl Default for LawState {
+    fn default() -> Self {
+        LawState {
+            admit: 1.0,
+            trim: 0.0,
+            demand: 0.0,
+        }
+    }
+}
+
+impl<P: Hash + Eq + Clone> OverloadReporter<P> {
+    /// The lowest admitted share the configuration allows.
+    fn min_admit(&self) -> f64 {
+        admitted_share(self.config.max_metric.min(99))
+    }
+
+    /// The [`ControlLaw::Adaptive`] metric for measurement `m` and reconstructed `demand`.
+    pub(super) fn adaptive(&mut self, m: &Measurement, demand: f64) -> u8 {
+        let Some(capacity) = self.capacity_est else {
+            return 0;
+        };
+        let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
+        let target = (capacity * self.config.target_utilisation
+            - excess / self.config.drain_intervals.max(1.0))
+        .max(capacity * 0.01);
+        let arrived = m.arrived as f64;
+        let smoothed = self.law.demand;
+        let demand = if smoothed > 0.0 && demand > 0.0 && (demand / smoothed).ln().abs() < STEP_BAND
+        {
+            smoothed + SMOOTHING * (demand - smoothed)
+        } else {
+            // A step of demand: what the trim learned (how far the CPs' shedding departs from
+            // the metric) belonged to the old traffic.
+            self.law.trim = 0.0;
+            demand
+        };
+        self.law.demand = demand;
+        let ff = if demand > 0.0 { target / demand } else { 1.0 };
+        if arrived > 0.0 {
+            let error = (target / arrived).ln();
+            if error.abs() < TRIM_BAND {
+                self.law.trim = (self.law.trim + TRIM_GAIN * error).clamp(-TRIM_LIMIT, TRIM_LIMIT);
+            }
+        }
+        let min = self.min_admit();
+        let mut a = (ff * self.law.trim.exp()).min(self.law.admit * MAX_RELAX);
+        if a >= 1.0 {
+            // Not overloaded: the trim must not wind up while nothing is shed.
+            a = 1.0;
+            self.law.trim = self.law.trim.min(0.0) * 0.5;
+        } else if a < min {
+            a = min;
+            self.law.trim = self.law.trim.max((min / ff.max(1e-9)).ln().min(0.0));
+        }
+        self.law.admit = a;
+        metric_of(a)
+    }
+
+    /// The [`ControlLaw::Utilisation`] metric for measurement `m`.
+    pub(super) fn occupancy(&mut self, m: &Measurement) -> u8 {
+        let Some(capacity) = self.capacity_est else {
+            return 0;
+        };
+        let occupancy = (m.served as f64 / capacity.max(1e-9)).min(1.0);
+        let a = if occupancy <= 0.0 {
+            1.0
+        } else {
+            (self.law.admit * OCCUPANCY_TARGET / occupancy).clamp(self.min_admit(), 1.0)
+        };
+        self.law.admit = a;
+        metric_of(a)
+    }
+
+    /// Publish `wanted` if it changes the admitted share by at least `min_change` (relative),
+    /// or ends or starts an overload.
+    pub(super) fn publish_relative(&mut self, wanted: u8, now: Instant) -> Option<u8> {
+        let wanted = wanted.min(self.config.max_metric.min(99));
+        if wanted == self.published {
+            return None;
+        }
+        let old = admitted_share(self.published);
+        let new = admitted_share(wanted);
+        let change = (new - old).abs() / old.max(1e-9);
+        if wanted == 0 || self.published == 0 || change >= self.config.min_change {
+            return Some(self.publish(wanted, now));
+        }
+        None
+    }
+}
+
+/// The metric that admits share `a`.
+fn metric_of(a: f64) -> u8 {
+    (100.0 * (1.0 - a)).round().clamp(0.0, 99.0) as u8
+}

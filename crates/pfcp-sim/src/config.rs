@@ -1,0 +1,110 @@
+//! The node configurations of a strategy, shared by the virtual-time engine and the real-time
+//! one (`pfcp sim` on loopback sockets), so that both run the same functions.
+
+use std::time::Duration;
+
+use pfcp_node::admission::WhenFull;
+use pfcp_node::cp::{CpConfig, Destination, LossMode};
+use pfcp_node::{AdmissionConfig, LocalNode, NodeConfig, PriorityPolicy, TransactionConfig};
+use pfcp_overload::{ControlLaw, NodeKey, ReporterConfig};
+use pfcp_throttle::routing::{RouteGroup, RouteList};
+use pfcp_wire::ie::RecoveryTimeStamp;
+
+use crate::scenario::{Scenario, Strategy};
+
+/// The Node ID of UP function `i`.
+pub fn up_node_id(i: usize) -> NodeKey {
+    NodeKey::fqdn(&format!("upf{}.sim.example", i + 1))
+}
+
+/// The Node ID of CP function `i`.
+pub fn cp_node_id(i: usize) -> NodeKey {
+    NodeKey::fqdn(&format!("smf{}.sim.example", i + 1))
+}
+
+/// The transactions of every node: the scenario's T1 and N1.
+pub fn transactions(scenario: &Scenario) -> TransactionConfig {
+    TransactionConfig::default()
+        .with_t1(Duration::from_millis(scenario.t1_ms))
+        .with_n1(scenario.n1)
+}
+
+/// UP function `i` under `strategy`, with Recovery Time Stamp `rts`: admission at its capacity,
+/// the strategy's refusal (a drop for no control, Cause 74 otherwise), its reporter law, and
+/// whether it trusts the message priority (not without control: a plain FIFO).
+pub fn up_config(
+    scenario: &Scenario,
+    i: usize,
+    strategy: Strategy,
+    rts: RecoveryTimeStamp,
+) -> Option<NodeConfig> {
+    let spec = scenario.ups.get(i)?;
+    let key = up_node_id(i);
+    let law = match strategy {
+        Strategy::RandomLoss => ControlLaw::Utilisation,
+        _ => ControlLaw::default(),
+    };
+    let reporter = ReporterConfig::default()
+        .with_interval(Duration::from_millis(scenario.interval_ms))
+        .with_node_scoped(true)
+        .with_law(law);
+    let when_full = match strategy {
+        Strategy::NoControl => WhenFull::Drop,
+        _ => WhenFull::Reject,
+    };
+    let admission = AdmissionConfig::new(key.clone())
+        .with_service_rate(Some(spec.capacity))
+        .with_queue_capacity(spec.queue)
+        .with_rejection_cost(scenario.rejection_cost)
+        .with_when_full(when_full)
+        .with_reporter(reporter);
+    let priority = PriorityPolicy::default().with_trust_received(strategy != Strategy::NoControl);
+    Some(
+        NodeConfig::new(LocalNode::up(key, rts))
+            .with_transactions(transactions(scenario))
+            .with_admission(admission)
+            .with_priority_policy(priority)
+            .with_seed(scenario.seed ^ ((i as u64) << 8) ^ u64::from(rts.0)),
+    )
+}
+
+/// CP function `i` under `strategy`: overload control for random Loss and this toolkit (none
+/// for the other two: their CP functions ignore OCI), and the route list of every UP function
+/// when the scenario redirects.
+pub fn cp_config(
+    scenario: &Scenario,
+    i: usize,
+    strategy: Strategy,
+    rts: RecoveryTimeStamp,
+) -> NodeConfig {
+    let local = LocalNode::cp(cp_node_id(i), rts);
+    let mut config = NodeConfig::new(local)
+        .with_transactions(transactions(scenario))
+        .with_seed(scenario.seed ^ 0xCCCC_0000 ^ i as u64);
+    let cp = match strategy {
+        Strategy::NoControl | Strategy::SelfProtection => None,
+        Strategy::RandomLoss => Some(CpConfig::default().with_loss_mode(LossMode::Random)),
+        Strategy::Toolkit => Some(CpConfig::default()),
+    };
+    if let Some(cp) = cp {
+        config = config.with_cp(cp);
+        if scenario.redirect && scenario.ups.len() > 1 {
+            let groups = (0..scenario.ups.len())
+                .map(|u| RouteGroup::new().with_peer(Destination::node(up_node_id(u)), 1))
+                .collect();
+            let attempts = u32::try_from(scenario.ups.len()).unwrap_or(u32::MAX);
+            if let Ok(routes) = RouteList::new(groups, attempts) {
+                config = config.with_routes(routes);
+            }
+        }
+    }
+    config
+}
+
+/// The static weight a CP function gives UP function `i` for UP selection: its capacity, as an
+/// operator configures it (Annex B combines it with the LCI).
+pub fn up_weight(scenario: &Scenario, i: usize) -> u32 {
+    scenario.ups.get(i).map_or(1, |u| {
+        u.capacity.round().clamp(1.0, f64::from(u32::MAX)) as u32
+    })
+}

@@ -1,0 +1,340 @@
+//! What an experiment runs: the network, the UP and CP functions, the traffic, the loads, and
+//! the strategies compared. Deserialised from TOML or JSON (serde) for custom runs; the default
+//! ([`Scenario::default`]) is the one `pfcp sim` runs when given none.
+
+use serde::{Deserialize, Serialize};
+
+use crate::traffic::{parse_mix, Class, MixError};
+
+/// An overload-control strategy, compared on the same scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// No control: the UP serves a bounded FIFO and drops what does not fit without an answer;
+    /// the CP functions retransmit after T1 and know nothing of overload.
+    NoControl,
+    /// UP self-protection only: the UP ranks by message priority and refuses what it cannot
+    /// hold with Cause 74 (clause 6.2.4.5.1, last paragraph); the CP functions ignore OCI.
+    SelfProtection,
+    /// The Annex A.1 example: random Loss at the CP functions, and a plain utilisation metric
+    /// at the UP (the occupancy-based law of the SIP overload literature).
+    RandomLoss,
+    /// This toolkit: the UP's adaptive reporter, the CP functions' prioritised Loss throttle,
+    /// UP self-protection as the backstop.
+    Toolkit,
+}
+
+impl Strategy {
+    /// Every strategy, in the order of the report.
+    pub const ALL: [Strategy; 4] = [
+        Strategy::NoControl,
+        Strategy::SelfProtection,
+        Strategy::RandomLoss,
+        Strategy::Toolkit,
+    ];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::NoControl => "no-control",
+            Strategy::SelfProtection => "self-protection",
+            Strategy::RandomLoss => "random-loss",
+            Strategy::Toolkit => "toolkit",
+        }
+    }
+}
+
+/// A UP function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpSpec {
+    /// Session requests it serves per second.
+    pub capacity: f64,
+    /// Requests waiting for service at most.
+    #[serde(default = "default_queue")]
+    pub queue: usize,
+}
+
+fn default_queue() -> usize {
+    256
+}
+
+/// The links between every CP and every UP function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkSpec {
+    /// One-way delay, milliseconds.
+    pub delay_ms: f64,
+    /// Added uniformly random delay, up to this, milliseconds.
+    pub jitter_ms: f64,
+    /// Share of datagrams lost, `0.0..1.0`.
+    pub loss: f64,
+}
+
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec {
+            delay_ms: 1.0,
+            jitter_ms: 0.5,
+            loss: 0.0,
+        }
+    }
+}
+
+/// The load sweep: one run per load, each starting afresh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SweepSpec {
+    /// Offered loads, as multiples of the UP functions' total capacity.
+    pub loads: Vec<f64>,
+    /// Seconds before measuring (associations, the control loop settling).
+    pub warmup_secs: f64,
+    /// Seconds measured.
+    pub measure_secs: f64,
+}
+
+impl Default for SweepSpec {
+    fn default() -> Self {
+        SweepSpec {
+            loads: vec![0.5, 0.9, 1.3, 2.0, 5.0, 10.0],
+            warmup_secs: 2.0,
+            measure_secs: 6.0,
+        }
+    }
+}
+
+/// A load step: `before` for `phase_secs`, `during` for `phase_secs`, `before` again for
+/// `phase_secs`, recorded every control interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StepSpec {
+    /// The load before and after the step.
+    pub before: f64,
+    /// The load during it.
+    pub during: f64,
+    /// Seconds of each phase.
+    pub phase_secs: f64,
+}
+
+impl Default for StepSpec {
+    fn default() -> Self {
+        StepSpec {
+            before: 1.0,
+            during: 10.0,
+            phase_secs: 6.0,
+        }
+    }
+}
+
+/// A UP function restarts: it stops answering at `at_secs`, and comes back `down_secs` later
+/// with a new Recovery Time Stamp and no sessions (clause 6.2.6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RestartSpec {
+    /// Which UP function (index in `ups`).
+    pub up: usize,
+    /// The load of the run.
+    pub load: f64,
+    /// When it goes down, seconds into the run.
+    pub at_secs: f64,
+    /// How long it stays down.
+    pub down_secs: f64,
+    /// How long the run lasts.
+    pub run_secs: f64,
+}
+
+impl Default for RestartSpec {
+    fn default() -> Self {
+        RestartSpec {
+            up: 0,
+            load: 0.8,
+            at_secs: 4.0,
+            down_secs: 1.0,
+            run_secs: 10.0,
+        }
+    }
+}
+
+/// How a CP function's requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Evenly spaced at the offered rate, as `pfcp cp` offers them.
+    Paced,
+    /// A Poisson process at the offered rate (exponential gaps).
+    Poisson,
+}
+
+/// How a CP function picks the UP function of a new session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// By load and overload (LCI and OCI, clause 6.2.3: new sessions go where there is spare
+    /// capacity).
+    Load,
+    /// Round-robin.
+    RoundRobin,
+}
+
+/// An experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// Its name in reports.
+    pub name: String,
+    /// Seed of every draw (arrivals, classes, losses, jitter).
+    pub seed: u64,
+    /// CP functions.
+    pub cps: usize,
+    /// UP functions.
+    pub ups: Vec<UpSpec>,
+    /// Class mix of new sessions (`CLASS=WEIGHT,...`, see [`parse_mix`]).
+    pub mix: String,
+    /// Session Modification Requests per session.
+    pub modifications: u32,
+    /// Session slots per CP function.
+    pub sessions_per_cp: usize,
+    /// Work a UP function spends on a request it refuses (Cause 74 or a drop), as a share of
+    /// serving one: what makes an unprotected UP function collapse.
+    pub rejection_cost: f64,
+    /// The links.
+    pub link: LinkSpec,
+    /// Retransmission timer T1, milliseconds.
+    pub t1_ms: u64,
+    /// Retransmissions N1.
+    pub n1: u32,
+    /// The UP functions' control interval (the reporting interval of the OCI), milliseconds.
+    pub interval_ms: u64,
+    /// The load sweep.
+    pub sweep: SweepSpec,
+    /// A load step, if any.
+    pub step: Option<StepSpec>,
+    /// A UP restart run, if any.
+    pub restart: Option<RestartSpec>,
+    /// Redirect throttled establishments to the other UP functions.
+    pub redirect: bool,
+    /// How new sessions are spread.
+    pub selection: Selection,
+    /// How requests arrive at each CP function.
+    pub arrivals: Arrivals,
+    /// The strategies compared.
+    pub strategies: Vec<Strategy>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            name: "default".into(),
+            seed: 1,
+            cps: 8,
+            // Unequal capacities: load control (LCI) should send three of four new sessions to
+            // the first.
+            ups: vec![
+                UpSpec {
+                    capacity: 1500.0,
+                    queue: 256,
+                },
+                UpSpec {
+                    capacity: 500.0,
+                    queue: 256,
+                },
+            ],
+            mix: "emergency=5,arp2=25,arp12=70".into(),
+            modifications: 1,
+            sessions_per_cp: 20_000,
+            rejection_cost: 0.1,
+            link: LinkSpec::default(),
+            t1_ms: 3000,
+            n1: 3,
+            interval_ms: 100,
+            sweep: SweepSpec::default(),
+            step: Some(StepSpec::default()),
+            restart: Some(RestartSpec::default()),
+            redirect: true,
+            selection: Selection::Load,
+            arrivals: Arrivals::Paced,
+            strategies: Strategy::ALL.to_vec(),
+        }
+    }
+}
+
+/// Why a scenario was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// The class mix does not parse.
+    #[error(transparent)]
+    Mix(#[from] MixError),
+    /// A value is out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Scenario {
+    /// The UP functions' total capacity, requests per second.
+    pub fn capacity(&self) -> f64 {
+        self.ups.iter().map(|u| u.capacity).sum()
+    }
+
+    /// The classes of the mix.
+    pub fn classes(&self) -> Result<Vec<Class>, ScenarioError> {
+        Ok(parse_mix(&self.mix)?)
+    }
+
+    /// Check every value; the classes of the mix.
+    pub fn validate(&self) -> Result<Vec<Class>, ScenarioError> {
+        let bad = |m: String| Err(ScenarioError::Invalid(m));
+        if self.cps == 0 {
+            return bad("cps must be at least 1".into());
+        }
+        if self.ups.is_empty() {
+            return bad("give at least one UP function".into());
+        }
+        for (i, u) in self.ups.iter().enumerate() {
+            if !(u.capacity.is_finite() && u.capacity > 0.0) || u.queue == 0 {
+                return bad(format!(
+                    "ups[{i}]: capacity must be above 0 and queue at least 1"
+                ));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.rejection_cost) {
+            return bad("rejection_cost must be in 0.0..=1.0".into());
+        }
+        let l = &self.link;
+        if !(l.delay_ms >= 0.0 && l.jitter_ms >= 0.0 && (0.0..1.0).contains(&l.loss)) {
+            return bad("link: delay_ms and jitter_ms at least 0, loss in 0.0..1.0".into());
+        }
+        if self.t1_ms == 0 || self.interval_ms == 0 || self.sessions_per_cp == 0 {
+            return bad("t1_ms, interval_ms and sessions_per_cp must be above 0".into());
+        }
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if self.sweep.loads.iter().any(|&x| !positive(x))
+            || !positive(self.sweep.measure_secs)
+            || self.sweep.warmup_secs.is_nan()
+            || self.sweep.warmup_secs < 0.0
+        {
+            return bad("sweep: loads and measure_secs above 0, warmup_secs at least 0".into());
+        }
+        if let Some(s) = &self.step {
+            if !(positive(s.before) && positive(s.during) && positive(s.phase_secs)) {
+                return bad("step: before, during and phase_secs must be above 0".into());
+            }
+        }
+        if let Some(r) = &self.restart {
+            if r.up >= self.ups.len()
+                || !(positive(r.load)
+                    && positive(r.run_secs)
+                    && r.at_secs >= 0.0
+                    && r.down_secs >= 0.0)
+            {
+                return bad(
+                    "restart: up must name a UP function; load and run_secs above 0".into(),
+                );
+            }
+        }
+        if self.strategies.is_empty() {
+            return bad("give at least one strategy".into());
+        }
+        self.classes()
+    }
+}

@@ -1,0 +1,587 @@
+//! The CP traffic model: priority classes, the requests of a session's life, and the driver
+//! that turns an offered rate into those requests (shared by `pfcp sim` and `pfcp cp`).
+//!
+//! A session goes through one Session Establishment (TS 29.244 clause 7.5.2), `modifications`
+//! Session Modifications (7.5.4) and one Session Deletion (7.5.6). Each offer takes the next
+//! step of a session whose previous step has finished (oldest first) or, if there is none, a
+//! new session's establishment: the offered rate is what the CP function would send without
+//! throttling, whatever happens to each request (clause 6.2.4.4 counts the reduction against
+//! it). A failed establishment frees the session; a failed modification goes on to the
+//! deletion; a deletion frees it whatever its answer. A session the UP function lost (it
+//! restarted) is established again, marked as a restoration.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+
+use bytes::Bytes;
+use pfcp_node::RequestProfile;
+use pfcp_wire::ie::FSeid;
+use pfcp_wire::{Encode, EncodeError, Header, MessageType};
+
+/// A priority class of the traffic mix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Class {
+    /// Its name (`emergency`, `emps`, `arp1`..`arp15`, `lap`, `none`).
+    pub name: String,
+    /// Its share of new sessions (relative weight).
+    pub weight: f64,
+    /// What its requests tell the CP's classifier.
+    pub profile: RequestProfile,
+}
+
+/// Why a mix was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("mix: {0}")]
+pub struct MixError(String);
+
+/// The classes of a mix `CLASS=WEIGHT,...`, in the order given: `emergency`, `emps`, `arp1` to
+/// `arp15` (ARP priority level), `lap` (low access priority) or `none`.
+pub fn parse_mix(text: &str) -> Result<Vec<Class>, MixError> {
+    let mut classes: Vec<Class> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, weight) = part
+            .split_once('=')
+            .ok_or_else(|| MixError(format!("{part:?} is not CLASS=WEIGHT")))?;
+        let name = name.trim().to_ascii_lowercase();
+        let weight = weight
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| MixError(format!("the weight of {name} must be a number, 0 or more")))?;
+        let profile = class_profile(&name).ok_or_else(|| {
+            MixError(format!(
+                "unknown class {name:?} (emergency, emps, arp1 to arp15, lap or none)"
+            ))
+        })?;
+        if classes.iter().any(|c| c.name == name) {
+            return Err(MixError(format!("class {name} is given twice")));
+        }
+        classes.push(Class {
+            name,
+            weight,
+            profile,
+        });
+    }
+    if classes.iter().map(|c| c.weight).sum::<f64>() <= 0.0 {
+        return Err(MixError(
+            "give at least one class with a weight above 0".into(),
+        ));
+    }
+    Ok(classes)
+}
+
+fn class_profile(name: &str) -> Option<RequestProfile> {
+    let mut profile = RequestProfile::default();
+    match name {
+        "emergency" => profile.emergency = true,
+        "emps" => profile.emps = true,
+        "lap" => profile.low_access_priority = true,
+        "none" => {}
+        _ => {
+            let level = name.strip_prefix("arp")?.parse::<u8>().ok()?;
+            if !(1..=15).contains(&level) {
+                return None;
+            }
+            profile = profile.with_arp(&[level]);
+        }
+    }
+    Some(profile)
+}
+
+/// SplitMix64 (seeded, no global RNG).
+pub fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A uniform draw in `[0, 1)` from 53 bits of `draw`.
+pub fn unit(draw: u64) -> f64 {
+    (draw >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The class a draw picks, in proportion to the weights.
+pub fn pick(classes: &[Class], draw: u64) -> usize {
+    let total: f64 = classes.iter().map(|c| c.weight).sum();
+    let mut x = unit(draw) * total;
+    for (i, c) in classes.iter().enumerate() {
+        if x < c.weight {
+            return i;
+        }
+        x -= c.weight;
+    }
+    classes.iter().rposition(|c| c.weight > 0.0).unwrap_or(0)
+}
+
+/// A step of a session's life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Session Establishment Request.
+    Establish,
+    /// Session Modification Request.
+    Modify,
+    /// Session Deletion Request.
+    Delete,
+}
+
+impl Step {
+    /// Every step, in the order of a session's life.
+    pub const ALL: [Step; 3] = [Step::Establish, Step::Modify, Step::Delete];
+
+    /// Its position in [`Step::ALL`].
+    pub fn index(self) -> usize {
+        match self {
+            Step::Establish => 0,
+            Step::Modify => 1,
+            Step::Delete => 2,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Establish => "establishment",
+            Step::Modify => "modification",
+            Step::Delete => "deletion",
+        }
+    }
+}
+
+/// Create PDR (PDR ID 1, precedence 255, PDI: source interface access, FAR ID 1) and Create
+/// FAR (FAR ID 1, apply action FORW): the mandatory rules of a Session Establishment Request.
+const CREATE_PDR_AND_FAR: &[u8] = &[
+    0x00, 0x01, 0x00, 0x1f, // Create PDR
+    0x00, 0x38, 0x00, 0x02, 0x00, 0x01, // PDR ID 1
+    0x00, 0x1d, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff, // Precedence 255
+    0x00, 0x02, 0x00, 0x05, 0x00, 0x14, 0x00, 0x01, 0x00, // PDI: Source Interface access
+    0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, // FAR ID 1
+    0x00, 0x03, 0x00, 0x0d, // Create FAR
+    0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, // FAR ID 1
+    0x00, 0x2c, 0x00, 0x01, 0x02, // Apply Action FORW
+];
+
+/// Update FAR (FAR ID 1, apply action FORW): the body of the Session Modification Requests.
+const UPDATE_FAR: &[u8] = &[
+    0x00, 0x0a, 0x00, 0x0d, // Update FAR
+    0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, // FAR ID 1
+    0x00, 0x2c, 0x00, 0x01, 0x02, // Apply Action FORW
+];
+
+/// The F-SEID of `seid` at `ip`.
+pub fn f_seid(seid: u64, ip: IpAddr) -> FSeid {
+    FSeid {
+        seid,
+        ipv4: match ip {
+            IpAddr::V4(a) => Some(a),
+            IpAddr::V6(_) => None,
+        },
+        ipv6: match ip {
+            IpAddr::V6(a) => Some(a),
+            IpAddr::V4(_) => None,
+        },
+    }
+}
+
+/// The header and IEs of a session's request: `node_ie` is the CP's encoded Node ID IE,
+/// `fseid_ip` the address of its F-SEID, `cp_seid` its SEID of the session, `up_seid` the UP's
+/// (for modifications and deletions).
+pub fn build_request(
+    step: Step,
+    cp_seid: u64,
+    up_seid: u64,
+    node_ie: &[u8],
+    fseid_ip: IpAddr,
+) -> Result<(Header, Bytes), EncodeError> {
+    Ok(match step {
+        Step::Establish => {
+            let mut ies = Vec::with_capacity(node_ie.len() + 17 + CREATE_PDR_AND_FAR.len());
+            ies.extend_from_slice(node_ie);
+            f_seid(cp_seid, fseid_ip).encode(&mut ies)?;
+            ies.extend_from_slice(CREATE_PDR_AND_FAR);
+            let h = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
+            (h, Bytes::from(ies))
+        }
+        Step::Modify => (
+            Header::new(MessageType::SESSION_MODIFICATION_REQUEST).with_seid(up_seid),
+            Bytes::from_static(UPDATE_FAR),
+        ),
+        Step::Delete => (
+            Header::new(MessageType::SESSION_DELETION_REQUEST).with_seid(up_seid),
+            Bytes::new(),
+        ),
+    })
+}
+
+/// One session slot.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    class: usize,
+    /// The UP function (an index the caller chose) holding the session, or asked to.
+    up: usize,
+    cp_seid: u64,
+    up_seid: u64,
+    modifications_left: u32,
+    /// The UP function lost the session: its next step establishes it again.
+    lost: bool,
+    /// This life of the slot is a restoration of a lost session.
+    restoring: bool,
+}
+
+/// A request to make.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Work {
+    /// The session slot.
+    pub slot: usize,
+    /// The step.
+    pub step: Step,
+    /// The class (an index into the mix).
+    pub class: usize,
+    /// The UP function (the caller's index).
+    pub up: usize,
+    /// The CP's SEID of the session.
+    pub cp_seid: u64,
+    /// The UP's SEID of the session (0 before it is established).
+    pub up_seid: u64,
+    /// What the request tells the CP's overload control.
+    pub profile: RequestProfile,
+}
+
+/// What became of a request, as the driver needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settled {
+    /// The UP function accepted it.
+    pub accepted: bool,
+    /// The UP's SEID from an accepted establishment's UP F-SEID.
+    pub up_seid: Option<u64>,
+    /// The UP function that answered an establishment, if it was another than the one asked
+    /// (redirected).
+    pub holder: Option<usize>,
+}
+
+/// The sessions a CP function drives: slots, the queue of pending steps, SEIDs.
+#[derive(Debug, Clone)]
+pub struct SessionDriver {
+    classes: Vec<Class>,
+    modifications: u32,
+    redirect: bool,
+    slots: Vec<Slot>,
+    free: Vec<usize>,
+    ready: VecDeque<(usize, Step)>,
+    by_cp_seid: HashMap<u64, usize>,
+    rng: u64,
+    next_cp_seid: u64,
+    /// Sessions established, deleted, lost, restored (established again after a loss).
+    pub counts: SessionCounts,
+}
+
+/// What happened to the sessions of a driver.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SessionCounts {
+    /// Establishments accepted.
+    pub established: u64,
+    /// Deletions accepted.
+    pub deleted: u64,
+    /// Sessions the UP function lost (restarted).
+    pub lost: u64,
+    /// Lost sessions established again.
+    pub restored: u64,
+}
+
+impl SessionDriver {
+    /// `sessions` slots for sessions of `classes`, `modifications` per session, redirection of
+    /// throttled establishments allowed if `redirect`; draws seeded by `seed`.
+    pub fn new(
+        classes: Vec<Class>,
+        sessions: usize,
+        modifications: u32,
+        redirect: bool,
+        seed: u64,
+    ) -> Self {
+        SessionDriver {
+            classes,
+            modifications,
+            redirect,
+            slots: vec![Slot::default(); sessions],
+            free: (0..sessions).rev().collect(),
+            ready: VecDeque::new(),
+            by_cp_seid: HashMap::new(),
+            rng: seed,
+            next_cp_seid: 1,
+            counts: SessionCounts::default(),
+        }
+    }
+
+    /// The classes.
+    pub fn classes(&self) -> &[Class] {
+        &self.classes
+    }
+
+    /// The next request: a pending step of a session, else a new session's establishment on
+    /// the UP function `choose_up` picks. `None` when every slot is busy.
+    pub fn next(&mut self, choose_up: impl FnOnce() -> usize) -> Option<Work> {
+        let (slot, step) = match self.ready.pop_front() {
+            Some(next) => next,
+            None => {
+                let slot = self.free.pop()?;
+                let class = pick(&self.classes, splitmix(&mut self.rng));
+                let cp_seid = self.next_cp_seid;
+                self.next_cp_seid += 1;
+                self.by_cp_seid.insert(cp_seid, slot);
+                if let Some(s) = self.slots.get_mut(slot) {
+                    *s = Slot {
+                        class,
+                        up: choose_up(),
+                        cp_seid,
+                        up_seid: 0,
+                        modifications_left: self.modifications,
+                        lost: false,
+                        restoring: false,
+                    };
+                }
+                (slot, Step::Establish)
+            }
+        };
+        let s = *self.slots.get(slot)?;
+        let mut profile = self.classes.get(s.class)?.profile.clone();
+        match step {
+            Step::Establish => {
+                profile = profile.with_redirect(self.redirect);
+                profile.restoration = s.restoring;
+            }
+            Step::Modify | Step::Delete => profile.established = true,
+        }
+        Some(Work {
+            slot,
+            step,
+            class: s.class,
+            up: s.up,
+            cp_seid: s.cp_seid,
+            up_seid: s.up_seid,
+            profile,
+        })
+    }
+
+    /// Record what became of `w` and queue the session's next step.
+    pub fn settle(&mut self, w: &Work, outcome: Settled) {
+        let Some(slot) = self.slots.get_mut(w.slot) else {
+            return;
+        };
+        if slot.cp_seid != w.cp_seid {
+            return;
+        }
+        if slot.lost {
+            // The UP function lost the session while this step was in flight: establish it
+            // again (a restoration), whatever the answer was.
+            slot.lost = false;
+            slot.restoring = true;
+            slot.up_seid = 0;
+            slot.modifications_left = self.modifications;
+            self.ready.push_back((w.slot, Step::Establish));
+            return;
+        }
+        let next = match w.step {
+            Step::Establish => match outcome.up_seid {
+                Some(seid) if outcome.accepted => {
+                    if let Some(h) = outcome.holder {
+                        slot.up = h;
+                    }
+                    slot.up_seid = seid;
+                    self.counts.established += 1;
+                    if slot.restoring {
+                        self.counts.restored += 1;
+                        slot.restoring = false;
+                    }
+                    Some(if slot.modifications_left > 0 {
+                        Step::Modify
+                    } else {
+                        Step::Delete
+                    })
+                }
+                _ => None,
+            },
+            Step::Modify => {
+                slot.modifications_left = slot.modifications_left.saturating_sub(1);
+                Some(if outcome.accepted && slot.modifications_left > 0 {
+                    Step::Modify
+                } else {
+                    Step::Delete
+                })
+            }
+            Step::Delete => {
+                if outcome.accepted {
+                    self.counts.deleted += 1;
+                }
+                None
+            }
+        };
+        match next {
+            Some(s) => self.ready.push_back((w.slot, s)),
+            None => {
+                self.by_cp_seid.remove(&slot.cp_seid);
+                self.free.push(w.slot);
+            }
+        }
+    }
+
+    /// The UP function lost these sessions (by the CP's SEID): each is established again, as a
+    /// restoration, at its next step.
+    pub fn lost(&mut self, cp_seids: impl IntoIterator<Item = u64>) {
+        for seid in cp_seids {
+            let Some(&i) = self.by_cp_seid.get(&seid) else {
+                continue;
+            };
+            let Some(slot) = self.slots.get_mut(i) else {
+                continue;
+            };
+            self.counts.lost += 1;
+            // A session waiting for its next step is re-queued as an establishment; one with
+            // a step in flight is re-established when that step settles.
+            match self.ready.iter_mut().find(|(s, _)| *s == i) {
+                Some(entry) => {
+                    entry.1 = Step::Establish;
+                    slot.restoring = true;
+                    slot.up_seid = 0;
+                    slot.modifications_left = self.modifications;
+                }
+                None => slot.lost = true,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pfcp_wire::Message;
+    use std::net::Ipv4Addr;
+
+    #[test]
+    fn mix_parses() {
+        let m = parse_mix("emergency=5, arp2=25,ARP12=70").unwrap();
+        let names: Vec<&str> = m.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["emergency", "arp2", "arp12"]);
+        assert!(m[0].profile.emergency);
+        assert_eq!(m[2].profile.arp_levels, [12]);
+        for bad in [
+            "",
+            "arp16=1",
+            "arp0=1",
+            "gold=1",
+            "arp2",
+            "arp2=-1",
+            "arp2=1,arp2=2",
+            "none=0",
+        ] {
+            assert!(parse_mix(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn draws_follow_the_weights() {
+        let m = parse_mix("emergency=5,arp2=25,arp12=70").unwrap();
+        let mut rng = 1;
+        let mut n = [0u32; 3];
+        for _ in 0..100_000 {
+            n[pick(&m, splitmix(&mut rng))] += 1;
+        }
+        assert!((4_500..5_500).contains(&n[0]), "{n:?}");
+        assert!((24_000..26_000).contains(&n[1]), "{n:?}");
+        assert!((69_000..71_000).contains(&n[2]), "{n:?}");
+    }
+
+    #[test]
+    fn requests_are_valid_pfcp() {
+        // Node ID IE, FQDN "smf1" (clause 8.2.38).
+        let node_ie = [0x00, 0x3c, 0x00, 0x06, 0x02, 0x04, b's', b'm', b'f', b'1'];
+        for step in Step::ALL {
+            let (h, ies) =
+                build_request(step, 0x1234, 0x99, &node_ie, Ipv4Addr::LOCALHOST.into()).unwrap();
+            let mut out = Vec::new();
+            let h = h.with_sequence(pfcp_wire::SequenceNumber::new(5).unwrap());
+            let mut w = pfcp_wire::encode::MessageWriter::begin(&mut out, &h).unwrap();
+            w.raw_ies(&ies).unwrap();
+            w.finish().unwrap();
+            let msg = Message::decode(&out).unwrap();
+            msg.validate().unwrap();
+            if step == Step::Establish {
+                assert_eq!(msg.f_seid().unwrap().unwrap().seid, 0x1234);
+            } else {
+                assert_eq!(msg.header().seid, Some(0x99));
+            }
+        }
+    }
+
+    #[test]
+    fn a_session_lives_its_steps_and_a_lost_one_is_restored() {
+        let mut d = SessionDriver::new(parse_mix("arp9=1").unwrap(), 1, 1, false, 7);
+        let e = d.next(|| 0).unwrap();
+        assert_eq!(e.step, Step::Establish);
+        assert!(d.next(|| 0).is_none(), "one slot, busy");
+        d.settle(
+            &e,
+            Settled {
+                accepted: true,
+                up_seid: Some(42),
+                holder: None,
+            },
+        );
+        let m = d.next(|| 0).unwrap();
+        assert_eq!((m.step, m.up_seid), (Step::Modify, 42));
+        assert!(m.profile.established);
+        // The UP restarts while the modification is in flight.
+        d.lost([m.cp_seid]);
+        d.settle(
+            &m,
+            Settled {
+                accepted: false,
+                up_seid: None,
+                holder: None,
+            },
+        );
+        let r = d.next(|| 0).unwrap();
+        assert_eq!(r.step, Step::Establish);
+        assert!(r.profile.restoration);
+        d.settle(
+            &r,
+            Settled {
+                accepted: true,
+                up_seid: Some(43),
+                holder: None,
+            },
+        );
+        assert_eq!(
+            d.counts,
+            SessionCounts {
+                established: 2,
+                deleted: 0,
+                lost: 1,
+                restored: 1
+            }
+        );
+        let m = d.next(|| 0).unwrap();
+        d.settle(
+            &m,
+            Settled {
+                accepted: true,
+                up_seid: None,
+                holder: None,
+            },
+        );
+        let del = d.next(|| 0).unwrap();
+        assert_eq!(del.step, Step::Delete);
+        d.settle(
+            &del,
+            Settled {
+                accepted: true,
+                up_seid: None,
+                holder: None,
+            },
+        );
+        assert_eq!(d.counts.deleted, 1);
+        assert_eq!(d.next(|| 0).map(|w| w.step), Some(Step::Establish));
+    }
+}
