@@ -66,6 +66,14 @@ pub enum Command {
     /// object on stdout): offered, sent, throttled, redirected, succeeded, rejected by cause,
     /// timed out, per class and request type, and latency percentiles.
     Cp(crate::cp::CpArgs),
+    /// Run the overload experiment: how UP functions fare under a signalling storm with no
+    /// control, UP self-protection only, the Annex A.1 random Loss, and this toolkit.
+    ///
+    /// The default scenario (embedded; --scenario FILE for another, --print-scenario to see
+    /// it) runs in virtual time (every function a real sans-IO node, deterministic from the
+    /// seed) and, at small scale, on loopback UDP. Prints a table and writes report.json and
+    /// report.svg into --out.
+    Sim(crate::sim::SimArgs),
     /// Write the project's sample capture (samples/overload.pcap) to OUT.
     #[command(hide = true)]
     SamplePcap {
@@ -115,13 +123,14 @@ pub fn main() -> ExitCode {
     let command = match cli.command {
         Command::Up(args) => return crate::up::main(&args),
         Command::Cp(args) => return crate::cp::main(&args),
+        Command::Sim(args) => return crate::sim::main(&args),
         other => other,
     };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut diag = io::stderr();
     let result = match command {
-        Command::Up(_) | Command::Cp(_) => Ok(true),
+        Command::Up(_) | Command::Cp(_) | Command::Sim(_) => Ok(true),
         Command::Decode(args) => run_decode(&args, &mut out, &mut diag),
         Command::Encode(args) => run_encode(&args, &mut out, &mut diag),
         Command::SamplePcap { out: path } => match crate::sample::write_sample_pcap(&path) {

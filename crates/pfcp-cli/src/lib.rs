@@ -8,6 +8,7 @@
 //! * [`sample`]: the project's sample capture, `samples/overload.pcap`.
 //! * [`up`]: `pfcp up`, a UP function emulator with self-protection and OCI/LCI reporting.
 //! * [`cp`]: `pfcp cp`, a CP function load generator that honours the UP functions' OCIs.
+//! * [`sim`]: `pfcp sim`, the end-to-end overload experiment (virtual time and loopback).
 //! * [`cli`]: the command line itself.
 //!
 //! Nothing here panics on input: bad bytes become error lines, bad files one-line messages.
@@ -35,6 +36,7 @@ pub mod hex;
 mod meter;
 pub mod render;
 pub mod sample;
+pub mod sim;
 pub mod summary;
 pub mod up;
 

@@ -13,11 +13,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use pfcp_node::{Node, NodeEvent, PeerEvent, RequestError, RequestId, Response};
-use pfcp_overload::NodeKey;
 use pfcp_throttle::classify::Procedure;
 use pfcp_throttle::Classifier;
-use pfcp_wire::ie::{Fqdn, NodeId, RecoveryTimeStamp};
-use pfcp_wire::Encode;
+use pfcp_wire::ie::RecoveryTimeStamp;
 
 use crate::config;
 use crate::record::{CpRecorder, RunResult, Sample};
@@ -160,21 +158,6 @@ fn cp_addr(i: usize) -> SocketAddr {
     )
 }
 
-/// The encoded Node ID IE of `key`.
-pub(crate) fn node_ie(key: &NodeKey) -> Vec<u8> {
-    let mut out = Vec::with_capacity(32);
-    let id = match key {
-        NodeKey::Ip(IpAddr::V4(a)) => Some(NodeId::Ipv4(*a)),
-        NodeKey::Ip(IpAddr::V6(a)) => Some(NodeId::Ipv6(*a)),
-        NodeKey::Fqdn(name) => Fqdn::from_dotted(name).ok().map(NodeId::Fqdn),
-    };
-    if let Some(id) = id {
-        // Encoding into a Vec cannot fail for a valid Node ID.
-        let _ = id.encode(&mut out);
-    }
-    out
-}
-
 /// A hash of a datagram's identity, for its loss and jitter draws.
 fn draw(seed: u64, src: usize, dst: usize, seq: u64, salt: u64) -> u64 {
     let mut s = seed ^ ((src as u64) << 40) ^ ((dst as u64) << 20) ^ salt.rotate_left(7);
@@ -244,8 +227,11 @@ impl<'a> Engine<'a> {
             let node = e.up_node(i, 0)?;
             let addr = up_addr(i);
             let ip = addr.ip();
-            let responder =
-                Responder::new(node.local().clone(), node_ie(&config::up_node_id(i)), ip);
+            let responder = Responder::new(
+                node.local().clone(),
+                config::node_id_ie(&config::up_node_id(i)),
+                ip,
+            );
             e.add(SimNode {
                 node,
                 addr,
@@ -281,7 +267,7 @@ impl<'a> Engine<'a> {
                     weights: (0..scenario.ups.len())
                         .map(|u| config::up_weight(scenario, u))
                         .collect(),
-                    node_ie: node_ie(&config::cp_node_id(i)),
+                    node_ie: config::node_id_ie(&config::cp_node_id(i)),
                     ip: addr.ip(),
                     classifier: Classifier::default(),
                     selection: scenario.selection,
@@ -431,8 +417,11 @@ impl<'a> Engine<'a> {
             };
             if let App::Up(a) = &mut self.nodes[u].app {
                 let ip = up_addr(u).ip();
-                a.responder =
-                    Responder::new(node.local().clone(), node_ie(&config::up_node_id(u)), ip);
+                a.responder = Responder::new(
+                    node.local().clone(),
+                    config::node_id_ie(&config::up_node_id(u)),
+                    ip,
+                );
                 a.last_offered = 0;
                 a.last_served = 0;
             }

@@ -271,6 +271,48 @@ pub enum ScenarioError {
 }
 
 impl Scenario {
+    /// The same scenario at the scale a real-time run on loopback can carry on a small
+    /// machine, and both engines can run: at most 4 CP functions, the UP functions' capacities
+    /// scaled to 800 requests/s in all (their proportions kept), loads 0.5x, 2x and 5x measured
+    /// for 4 s after 2 s, T1 500 ms with N1 2 (so that a run drains in 1.5 s), no step and no
+    /// restart, and only no control and this toolkit (where present).
+    pub fn small(&self) -> Scenario {
+        let total = self.capacity().max(1e-9);
+        let scale = (800.0 / total).min(1.0);
+        let strategies: Vec<Strategy> = [Strategy::NoControl, Strategy::Toolkit]
+            .into_iter()
+            .filter(|s| self.strategies.contains(s))
+            .collect();
+        Scenario {
+            name: format!("{} (small)", self.name),
+            cps: self.cps.min(4),
+            ups: self
+                .ups
+                .iter()
+                .map(|u| UpSpec {
+                    capacity: (u.capacity * scale).max(1.0),
+                    queue: u.queue,
+                })
+                .collect(),
+            sessions_per_cp: self.sessions_per_cp.min(5000),
+            t1_ms: 500,
+            n1: 2,
+            sweep: SweepSpec {
+                loads: vec![0.5, 2.0, 5.0],
+                warmup_secs: 2.0,
+                measure_secs: 4.0,
+            },
+            step: None,
+            restart: None,
+            strategies: if strategies.is_empty() {
+                vec![Strategy::Toolkit]
+            } else {
+                strategies
+            },
+            ..self.clone()
+        }
+    }
+
     /// The UP functions' total capacity, requests per second.
     pub fn capacity(&self) -> f64 {
         self.ups.iter().map(|u| u.capacity).sum()

@@ -1,0 +1,270 @@
+//! The report of `pfcp sim`: what both engines measured, as JSON (`report.json`) and as the
+//! tables printed at the end of a run.
+
+use std::fmt::Write as _;
+
+use pfcp_sim::{RunResult, Sample, Scenario, Strategy};
+use serde::Serialize;
+
+/// Everything a run of `pfcp sim` measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The tool and its version.
+    pub tool: String,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The UP functions' total capacity, requests per second.
+    pub capacity: f64,
+    /// Virtual time, the scenario as given.
+    pub virtual_time: VirtualReport,
+    /// Real time on loopback, the scenario at small scale (if run).
+    pub real_time: Option<RealReport>,
+    /// Seconds the whole run took.
+    pub elapsed_secs: f64,
+}
+
+/// The virtual-time runs.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct VirtualReport {
+    /// One run per strategy and load.
+    pub sweep: Vec<RunResult>,
+    /// The step, per strategy.
+    pub step: Vec<StepReport>,
+    /// The restart, per strategy.
+    pub restart: Vec<RunResult>,
+}
+
+/// A step run with what it shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    /// The run.
+    pub run: RunResult,
+    /// Seconds after the step up until the admitted rate stays within 5 % of its steady value.
+    pub settle_up_secs: Option<f64>,
+    /// The same after the step back down.
+    pub settle_down_secs: Option<f64>,
+    /// Spread (max - min) of the admitted rate in the second half of the high phase, as a
+    /// share of the capacity.
+    pub oscillation: f64,
+}
+
+/// The real-time runs and their virtual-time twins.
+#[derive(Debug, Clone, Serialize)]
+pub struct RealReport {
+    /// The small scenario both engines ran.
+    pub scenario: Scenario,
+    /// Real time on loopback.
+    pub runs: Vec<RunResult>,
+    /// Virtual time, the same scenario.
+    pub virtual_runs: Vec<RunResult>,
+    /// How far apart they are, per run.
+    pub difference: Vec<Difference>,
+}
+
+/// One run in both engines.
+#[derive(Debug, Clone, Serialize)]
+pub struct Difference {
+    /// The strategy.
+    pub strategy: String,
+    /// The load.
+    pub load: f64,
+    /// Goodput as a share of the ideal, real time.
+    pub real: f64,
+    /// The same, virtual time.
+    pub virtual_time: f64,
+    /// `real - virtual_time`.
+    pub delta: f64,
+}
+
+impl RealReport {
+    /// The real runs and their twins, paired.
+    pub fn new(scenario: Scenario, runs: Vec<RunResult>, virtual_runs: Vec<RunResult>) -> Self {
+        let difference = runs
+            .iter()
+            .filter_map(|r| {
+                let v = virtual_runs
+                    .iter()
+                    .find(|v| v.strategy == r.strategy && v.load == r.load)?;
+                Some(Difference {
+                    strategy: r.strategy.clone(),
+                    load: r.load,
+                    real: r.goodput_ratio(),
+                    virtual_time: v.goodput_ratio(),
+                    delta: r.goodput_ratio() - v.goodput_ratio(),
+                })
+            })
+            .collect();
+        RealReport {
+            scenario,
+            runs,
+            virtual_runs,
+            difference,
+        }
+    }
+}
+
+impl StepReport {
+    /// What the step run `run` of `phase_secs` phases shows, for `capacity` per second.
+    pub fn new(run: RunResult, phase_secs: f64, capacity: f64) -> Self {
+        let s = &run.series;
+        let settle_up_secs = settle(s, phase_secs, 2.0 * phase_secs, capacity);
+        let settle_down_secs = settle(s, 2.0 * phase_secs, 3.0 * phase_secs, capacity);
+        let high: Vec<f64> = s
+            .iter()
+            .filter(|x| x.t > 1.5 * phase_secs && x.t <= 2.0 * phase_secs)
+            .map(|x| x.arrived)
+            .collect();
+        let oscillation = match (
+            high.iter().copied().reduce(f64::max),
+            high.iter().copied().reduce(f64::min),
+        ) {
+            (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
+            _ => 0.0,
+        };
+        StepReport {
+            run,
+            settle_up_secs,
+            settle_down_secs,
+            oscillation,
+        }
+    }
+}
+
+/// Seconds after `from` until the admitted rate stays within 5 % of the capacity around its
+/// steady value (the mean of the phase's second half) up to `to`.
+fn settle(s: &[Sample], from: f64, to: f64, capacity: f64) -> Option<f64> {
+    let phase: Vec<&Sample> = s.iter().filter(|x| x.t > from && x.t <= to).collect();
+    let tail: Vec<f64> = phase
+        .iter()
+        .filter(|x| x.t > (from + to) / 2.0)
+        .map(|x| x.arrived)
+        .collect();
+    if tail.is_empty() {
+        return None;
+    }
+    let steady = tail.iter().sum::<f64>() / tail.len() as f64;
+    let band = 0.05 * capacity.max(steady);
+    // The last sample outside the band; settled at the end of the one after.
+    let last_out = phase
+        .iter()
+        .rposition(|x| (x.arrived - steady).abs() > band);
+    Some(match last_out {
+        None => phase.first().map_or(0.0, |x| x.t - from),
+        Some(i) => phase.get(i).map_or(0.0, |x| x.t - from),
+    })
+}
+
+/// `x` as a load, e.g. `2x`, `0.5x`.
+fn load(x: f64) -> String {
+    format!("{}x", (x * 100.0).round() / 100.0)
+}
+
+impl Report {
+    /// The tables printed at the end of a run.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let v = &self.virtual_time;
+        let strategies: Vec<Strategy> = self.scenario.strategies.clone();
+        let _ = writeln!(
+            out,
+            "\npfcp sim: {} UP function(s), {:.0} requests/s in all, {} CP function(s), mix {}, refusal cost {}",
+            self.scenario.ups.len(),
+            self.capacity,
+            self.scenario.cps,
+            self.scenario.mix,
+            self.scenario.rejection_cost
+        );
+        let _ = writeln!(out, "\nvirtual time: goodput as a share of the ideal min(offered, capacity); emergency success; p99 of successes");
+        let _ = write!(out, "{:>6} {:>8}", "load", "ideal/s");
+        for s in &strategies {
+            let _ = write!(out, " | {:>26}", s.name());
+        }
+        out.push('\n');
+        let mut loads: Vec<f64> = v.sweep.iter().map(|r| r.load).collect();
+        loads.sort_by(f64::total_cmp);
+        loads.dedup();
+        for &x in &loads {
+            let ideal = v
+                .sweep
+                .iter()
+                .find(|r| r.load == x)
+                .map_or(0.0, |r| r.ideal);
+            let _ = write!(out, "{:>6} {:>8.0}", load(x), ideal);
+            for s in &strategies {
+                match v
+                    .sweep
+                    .iter()
+                    .find(|r| r.load == x && r.strategy == s.name())
+                {
+                    Some(r) => {
+                        let e = r.class_success("emergency").or(r.class_success("emps"));
+                        let _ = write!(
+                            out,
+                            " | {:>6.3} {:>8} {:>8.1} ms",
+                            r.goodput_ratio(),
+                            e.map_or("-".into(), |e| format!("{e:.3}")),
+                            r.latency.p99
+                        );
+                    }
+                    None => {
+                        let _ = write!(out, " | {:>26}", "-");
+                    }
+                }
+            }
+            out.push('\n');
+        }
+        if !v.step.is_empty() {
+            let _ = writeln!(out, "\nvirtual time, step: settling of the admitted rate (within 5 % of capacity), spread in the high phase");
+            for st in &v.step {
+                let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.1} s"));
+                let _ = writeln!(
+                    out,
+                    "  {:>16}: up {:>7}, down {:>7}, spread {:.2} of capacity, goodput {:.3} of ideal",
+                    st.run.strategy,
+                    f(st.settle_up_secs),
+                    f(st.settle_down_secs),
+                    st.oscillation,
+                    st.run.goodput_ratio()
+                );
+            }
+        }
+        if !v.restart.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nvirtual time, UP restart: sessions lost and restored, goodput over the run"
+            );
+            for r in &v.restart {
+                let _ = writeln!(
+                    out,
+                    "  {:>16}: {} lost, {} restored, goodput {:.3} of ideal, {} answered locally with cause 72",
+                    r.strategy,
+                    r.sessions.lost,
+                    r.sessions.restored,
+                    r.goodput_ratio(),
+                    r.total.unassociated
+                );
+            }
+        }
+        if let Some(rt) = &self.real_time {
+            let _ = writeln!(
+                out,
+                "\nreal time on loopback ({}: {:.0} requests/s, {} CP functions) against virtual time, goodput / ideal",
+                rt.scenario.name,
+                rt.scenario.capacity(),
+                rt.scenario.cps
+            );
+            for d in &rt.difference {
+                let _ = writeln!(
+                    out,
+                    "  {:>16} {:>5}: real {:.3}, virtual {:.3}, difference {:+.3}",
+                    d.strategy,
+                    load(d.load),
+                    d.real,
+                    d.virtual_time,
+                    d.delta
+                );
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,93 @@
+//! The overload experiment in virtual time (project issue "pfcp sim", section 1), on the real
+//! sans-IO node state machines, deterministic from the seed. Each test states the property of
+//! the closed loop it holds the toolkit to; the figures are in `docs/benchmarks.md`.
+
+#![allow(clippy::disallowed_methods)] // One clock read: the origin of virtual time.
+
+use std::time::Instant;
+
+use pfcp_sim::{run, Plan, RunResult, Scenario, Strategy};
+
+/// The default scenario with shorter runs (CI time): 2 s of warm-up, 4 s measured.
+fn scenario() -> Scenario {
+    let mut s = Scenario::default();
+    s.sweep.warmup_secs = 2.0;
+    s.sweep.measure_secs = 4.0;
+    s
+}
+
+fn at(s: &Scenario, strategy: Strategy, load: f64) -> RunResult {
+    let classes = s.validate().unwrap();
+    run(s, &classes, strategy, &Plan::Steady(load), Instant::now()).unwrap()
+}
+
+#[test]
+fn same_seed_same_result() {
+    let s = scenario();
+    let a = at(&s, Strategy::Toolkit, 5.0);
+    let b = at(&s, Strategy::Toolkit, 5.0);
+    assert_eq!(a, b);
+    let mut other = s.clone();
+    other.seed = 2;
+    assert_ne!(at(&other, Strategy::Toolkit, 5.0).total, a.total);
+}
+
+#[test]
+fn no_false_throttling_below_capacity() {
+    let s = scenario();
+    let r = at(&s, Strategy::Toolkit, 0.5);
+    assert!(r.goodput_ratio() >= 0.99, "{}", r.goodput_ratio());
+    assert_eq!(r.total.throttled, 0);
+}
+
+#[test]
+fn the_toolkit_holds_capacity_deep_into_overload() {
+    let s = scenario();
+    for x in [1.3, 2.0, 5.0, 10.0] {
+        let r = at(&s, Strategy::Toolkit, x);
+        assert!(r.goodput_ratio() >= 0.92, "{x}x: {:.3}", r.goodput_ratio());
+    }
+}
+
+#[test]
+fn priority_order_holds_and_emergency_gets_through_while_it_fits() {
+    let s = scenario();
+    for x in [2.0, 5.0] {
+        let r = at(&s, Strategy::Toolkit, x);
+        let e = r.class_success("emergency").unwrap();
+        let arp2 = r.class_success("arp2").unwrap();
+        let arp12 = r.class_success("arp12").unwrap();
+        assert!(e >= arp2 && arp2 >= arp12, "{x}x: {e} {arp2} {arp12}");
+    }
+    // At 2x the emergency load (5 % of new sessions, three requests each) is far below the
+    // capacity: none is lost.
+    let r = at(&s, Strategy::Toolkit, 2.0);
+    assert_eq!(r.class_success("emergency"), Some(1.0));
+}
+
+#[test]
+fn without_control_a_costly_refusal_collapses_the_up_and_the_toolkit_does_not() {
+    let s = scenario();
+    // Refusals cost 0.1 of a service: at 10x, self-protection alone spends everything on
+    // refusing (the bound (1 - 0.1 x 10) / 0.9 = 0).
+    let alone = at(&s, Strategy::SelfProtection, 10.0);
+    let toolkit = at(&s, Strategy::Toolkit, 10.0);
+    assert!(alone.goodput_ratio() < 0.1, "{}", alone.goodput_ratio());
+    assert!(toolkit.goodput_ratio() > 5.0 * alone.goodput_ratio().max(0.01));
+    // And plain FIFO with drops loses most requests to timeouts and retransmissions.
+    let fifo = at(&s, Strategy::NoControl, 5.0);
+    assert!(fifo.total.timed_out > 0);
+    assert!(at(&s, Strategy::Toolkit, 5.0).goodput > fifo.goodput);
+}
+
+#[test]
+fn load_control_spreads_new_sessions_by_capacity() {
+    let s = scenario();
+    let r = at(&s, Strategy::Toolkit, 0.5);
+    let [big, small] = r.sessions_per_up[..] else {
+        panic!("two UP functions")
+    };
+    // Capacities 1500 and 500: about three to one.
+    let share = big as f64 / (big + small) as f64;
+    assert!((0.70..=0.80).contains(&share), "{big} / {small}");
+}
