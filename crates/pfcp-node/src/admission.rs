@@ -366,6 +366,10 @@ impl UpAdmission {
         self.arrived += 1;
         self.stats.offered += 1;
         self.reporter.record_arrival(&request.peer_key());
+        if request.priority == MessagePriority::HIGHEST {
+            // Priority 0 is the classifier's level for eMPS and emergency (exempt) requests.
+            self.reporter.record_exempt();
+        }
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {
             self.push(request, now);

@@ -137,7 +137,7 @@ impl Default for ReporterConfig {
             capacity: None,
             target_utilisation: 0.97,
             backlog_target: 0.0,
-            drain_intervals: 2.0,
+            drain_intervals: 5.0,
             feedback_delay: 1,
             step: 5,
             max_metric: 95,
@@ -334,6 +334,8 @@ pub struct OverloadReporter<P> {
     untracked: u64,
     /// Arrivals recorded per peer since the last interval (all of them, untracked included).
     recorded: u64,
+    /// Arrivals of priority (eMPS, emergency) requests since the last interval.
+    exempt: u64,
 }
 
 impl<P: Hash + Eq + Clone> OverloadReporter<P> {
@@ -356,6 +358,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             law: law::LawState::default(),
             untracked: 0,
             recorded: 0,
+            exempt: 0,
         }
     }
 
@@ -418,6 +421,15 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
     }
 
+    /// The request just recorded is priority traffic (eMPS or emergency: the CP functions
+    /// mark it with the highest message priority and exempt it from throttling while the rest
+    /// can make up the reduction, clause 6.2.4.5.1). The [`ControlLaw::Adaptive`] law then
+    /// never asks for a reduction that only throttling it could reach, unless it alone exceeds
+    /// the target.
+    pub fn record_exempt(&mut self) {
+        self.exempt += 1;
+    }
+
     /// `peer` was sent an OCI with `metric` outside [`OverloadReporter::oci_for`] (e.g. the
     /// UP's own overflow OCI): it applies that metric from now on.
     pub fn note_sent(&mut self, peer: &P, metric: u8) {
@@ -457,6 +469,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
                 self.publish_relative(wanted, now)
             }
         };
+        self.exempt = 0;
         self.history.push_front(self.published);
         // Saturating: `feedback_delay` is a public field with no upper bound (fuzz-found).
         self.history

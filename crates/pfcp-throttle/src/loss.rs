@@ -429,7 +429,16 @@ impl LossThrottle {
                 i64::MIN
             })
         } else if rank == self.boundary {
-            Some(if rank == EXEMPT_RANK { 100 } else { 50 })
+            if rank == EXEMPT_RANK && self.total < u64::from(self.bucket_size) {
+                // Too few requests seen to know that the others cannot make up the
+                // reduction (a throttle that starts with a reduction in force, or just reset):
+                // priority traffic is not throttled on a guess (6.2.4.5.1).
+                return None;
+            }
+            // The exempt class waits until three requests are due: the others get every
+            // chance first, and a lag of the window behind a change of mix (the boundary
+            // reaching the exempt rank for a moment) does not throttle priority traffic.
+            Some(if rank == EXEMPT_RANK { 300 } else { 50 })
         } else if rank != EXEMPT_RANK {
             self.config
                 .escalate_after

@@ -45,6 +45,11 @@ const TRIM_GAIN: f64 = 0.25;
 const TRIM_BAND: f64 = 0.5;
 /// Most the trim may scale the feed-forward by, either way.
 const TRIM_LIMIT: f64 = 1.386_294_361_119_890_6; // ln 4
+/// The share of demand left to priority traffic is this much above its own arrivals, so that
+/// a prioritised throttle meets the reduction before its boundary reaches the exempt class.
+const EXEMPT_MARGIN: f64 = 1.5;
+/// The backlog drain leaves at least this share of the target.
+const MIN_TARGET: f64 = 0.5;
 /// Occupancy the [`ControlLaw::Utilisation`] law aims at.
 const OCCUPANCY_TARGET: f64 = 0.9;
 
@@ -68,6 +73,8 @@ pub(super) struct LawState {
     trim: f64,
     /// The smoothed demand estimate (0: none yet).
     demand: f64,
+    /// The smoothed arrivals of priority traffic per interval.
+    exempt: f64,
 }
 
 impl Default for LawState {
@@ -76,6 +83,7 @@ impl Default for LawState {
             admit: 1.0,
             trim: 0.0,
             demand: 0.0,
+            exempt: 0.0,
         }
     }
 }
@@ -92,9 +100,11 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return 0;
         };
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
-        let target = (capacity * self.config.target_utilisation
-            - excess / self.config.drain_intervals.max(1.0))
-        .max(capacity * 0.01);
+        // The drain never takes more than half the capacity: a backlog is worth some latency,
+        // not a cut so deep that priority traffic, exempt only while the rest can make up the
+        // reduction (6.2.4.5.1), is throttled to drain it.
+        let full = capacity * self.config.target_utilisation;
+        let target = (full - excess / self.config.drain_intervals.max(1.0)).max(full * MIN_TARGET);
         let arrived = m.arrived as f64;
         let smoothed = self.law.demand;
         let demand = if smoothed > 0.0 && demand > 0.0 && (demand / smoothed).ln().abs() < STEP_BAND
@@ -114,7 +124,21 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
                 self.law.trim = (self.law.trim + TRIM_GAIN * error).clamp(-TRIM_LIMIT, TRIM_LIMIT);
             }
         }
-        let min = self.min_admit();
+        // Priority requests come in bursts (an emergency session's modification and deletion
+        // follow its establishment): smoothed, their share of the demand is what the rest of
+        // the traffic must make room for.
+        let now_exempt = std::mem::take(&mut self.exempt) as f64;
+        self.law.exempt = if self.law.exempt > 0.0 {
+            SMOOTHING * now_exempt + (1.0 - SMOOTHING) * self.law.exempt
+        } else {
+            now_exempt
+        };
+        let exempt = self.law.exempt.max(now_exempt * SMOOTHING);
+        let mut min = self.min_admit();
+        if exempt > 0.0 && exempt < full && demand > 0.0 {
+            // Priority traffic fits: ask for no reduction the rest cannot make up alone.
+            min = min.max(((EXEMPT_MARGIN * exempt).min(full) / demand).min(1.0));
+        }
         let mut a = (ff * self.law.trim.exp()).min(self.law.admit * MAX_RELAX);
         if a >= 1.0 {
             // Not overloaded: the trim must not wind up while nothing is shed.
