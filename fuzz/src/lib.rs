@@ -16,6 +16,7 @@
 pub mod harness;
 pub mod overload;
 pub mod throttle;
+pub mod throttle_c2;
 
 pub use harness::{datagram, decode_message, roundtrip, typed_ie, TARGETS};
 pub use overload::overload_events;

@@ -32,16 +32,19 @@
 use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
-use pfcp_throttle::classify::{Adjustments, Rule, Snssai};
 use pfcp_throttle::egress::MAX_WINDOW_TICKS;
 use pfcp_throttle::loss::RANKS;
 use pfcp_throttle::{
-    Classifier, ClassifierConfig, Decision, EgressConfig, EgressConfigError, EgressDecision,
-    EgressThrottle, LossConfig, LossStats, LossThrottle, MessageKind, Procedure, RequestClass,
-    RequestContext, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError,
-    Routed, ThresholdPair, ThrottleReason,
+    Classifier, Decision, EgressConfig, EgressConfigError, EgressDecision, EgressThrottle,
+    LossConfig, LossStats, LossThrottle, MessageKind, Procedure, RequestClass, RouteFailure,
+    RouteFailureReason, RouteGroup, RouteList, RouteListError, Routed, ThresholdPair,
+    ThrottleReason,
 };
 use pfcp_wire::{MessagePriority, MessageType};
+
+use crate::throttle_c2::{
+    ClassifierSpec, ContextSpec, ContextSpecV2, TrackEvent, Tracker, TrackerSpec,
+};
 
 /// Most events run per input (bounds the cost of one input).
 const MAX_EVENTS: usize = 512;
@@ -76,7 +79,7 @@ pub enum DurSpec {
 }
 
 impl DurSpec {
-    fn get(self) -> Duration {
+    pub(crate) fn get(self) -> Duration {
         match self {
             DurSpec::Zero => Duration::ZERO,
             DurSpec::Nanos(n) => Duration::from_nanos(u64::from(n)),
@@ -184,65 +187,6 @@ impl ShapedEgressSpec {
         c.max_pending = self.max_pending.map(|m| m.max(1));
         c
     }
-}
-
-/// The classifier's configuration, any value.
-#[derive(Arbitrary, Debug, Clone)]
-pub struct ClassifierSpec {
-    emergency_priority: u8,
-    emergency_exempt: bool,
-    emps_priority: u8,
-    emps_exempt: bool,
-    arp_map: [u8; 15],
-    no_arp_priority: u8,
-    low_access_priority: u8,
-    dnn_overrides: Vec<(String, u8)>,
-    snssai_overrides: Vec<((u8, Option<u32>), u8)>,
-    adjustments: [i8; 6],
-    request_default: u8,
-}
-
-/// A DNN in a request context.
-#[derive(Arbitrary, Debug, Clone)]
-pub enum DnnSpec {
-    /// None.
-    Absent,
-    /// Any string.
-    Raw(String),
-    /// The name of an override, maybe with the case flipped.
-    Override {
-        /// Index into the overrides.
-        index: u8,
-        /// Flip the ASCII case.
-        flip: bool,
-    },
-}
-
-/// An S-NSSAI in a request context.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum SnssaiSpec {
-    /// None.
-    Absent,
-    /// Any.
-    Raw(u8, Option<u32>),
-    /// The S-NSSAI of an override.
-    Override(u8),
-}
-
-/// A request context.
-#[derive(Arbitrary, Debug, Clone)]
-pub struct ContextSpec {
-    procedure: Option<u8>,
-    emergency: bool,
-    emps: bool,
-    arp_levels: Vec<u8>,
-    low_access_priority: bool,
-    dnn: DnnSpec,
-    snssai: SnssaiSpec,
-    established: bool,
-    later_step: bool,
-    restoration: bool,
-    additional_session: bool,
 }
 
 /// Which peers admit a request.
@@ -377,6 +321,32 @@ pub struct Scenario {
     groups: Vec<Vec<(u8, u32)>>,
     max_attempts: u32,
     events: Vec<Event>,
+}
+
+/// A whole run in the second format (after the [`FORMAT_V2`] byte): the first format's parts
+/// and events, plus the classifier's "registered elsewhere" step, a state tracker, and the
+/// events of the C.2 state (contexts with any state, tracker events).
+#[derive(Arbitrary, Debug, Clone)]
+pub struct ScenarioV2 {
+    loss: LossSpec,
+    egress: EgressSpec,
+    classifier: ClassifierSpec,
+    registered_elsewhere: i8,
+    tracker: TrackerSpec,
+    groups: Vec<Vec<(u8, u32)>>,
+    max_attempts: u32,
+    events: Vec<EventV2>,
+}
+
+/// One event of the second format.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum EventV2 {
+    /// An event of the first format.
+    Core(Event),
+    /// Classifier: a context with any C.2 state.
+    Classify(ContextSpecV2),
+    /// State tracker: an event, or a state read and classified.
+    Track(TrackEvent),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -521,187 +491,6 @@ impl Loss {
             assert_eq!(d, Decision::Send, "response {mt:?} throttled");
             assert_eq!(*self.t.stats(), self.shadow, "a response was counted");
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Classifier
-
-const PROCEDURES: [Procedure; 9] = [
-    Procedure::Heartbeat,
-    Procedure::Association,
-    Procedure::PfdManagement,
-    Procedure::NodeReport,
-    Procedure::SessionSet,
-    Procedure::SessionEstablishment,
-    Procedure::SessionModification,
-    Procedure::SessionDeletion,
-    Procedure::SessionReport,
-];
-
-fn classifier(s: &ClassifierSpec) -> ClassifierConfig {
-    let [deletion, later_step, established, new_session, additional_session, restoration] =
-        s.adjustments;
-    let mut a = Adjustments::default();
-    a.deletion = deletion;
-    a.later_step = later_step;
-    a.established = established;
-    a.new_session = new_session;
-    a.additional_session = additional_session;
-    a.restoration = restoration;
-    ClassifierConfig::default()
-        .with_emergency_priority(s.emergency_priority)
-        .with_emergency_exempt(s.emergency_exempt)
-        .with_emps_priority(s.emps_priority)
-        .with_emps_exempt(s.emps_exempt)
-        .with_arp_map(s.arp_map)
-        .with_no_arp_priority(s.no_arp_priority)
-        .with_low_access_priority(s.low_access_priority)
-        .with_dnn_overrides(s.dnn_overrides.iter().take(8).cloned().collect())
-        .with_snssai_overrides(
-            s.snssai_overrides
-                .iter()
-                .take(8)
-                .map(|&((sst, sd), p)| (Snssai { sst, sd }, p))
-                .collect(),
-        )
-        .with_adjustments(a)
-        .with_request_default(s.request_default)
-}
-
-fn flip_case(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_lowercase() {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
-
-/// The documented rule table (module docs of `classify`), as a model.
-fn expected(c: &ClassifierConfig, ctx: &RequestContext<'_>) -> (u8, bool, Rule) {
-    if ctx.emergency {
-        return (
-            c.emergency_priority.min(15),
-            c.emergency_exempt,
-            Rule::Emergency,
-        );
-    }
-    if ctx.emps {
-        return (c.emps_priority.min(15), c.emps_exempt, Rule::Emps);
-    }
-    if matches!(
-        ctx.procedure,
-        Some(Procedure::Heartbeat | Procedure::Association)
-    ) {
-        return (0, false, Rule::Default);
-    }
-    let dnn = ctx.dnn.and_then(|d| {
-        c.dnn_overrides
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(d))
-    });
-    let snssai = ctx
-        .snssai
-        .and_then(|s| c.snssai_overrides.iter().find(|(n, _)| *n == s));
-    let arp = ctx
-        .arp_levels
-        .iter()
-        .copied()
-        .filter(|l| (1..=15).contains(l))
-        .min();
-    let (base, rule) = if let Some((_, p)) = dnn {
-        (*p, Rule::Dnn)
-    } else if let Some((_, p)) = snssai {
-        (*p, Rule::Snssai)
-    } else if ctx.low_access_priority {
-        (c.low_access_priority, Rule::LowAccessPriority)
-    } else if let Some(level) = arp {
-        (c.arp_map[usize::from(level) - 1], Rule::Arp)
-    } else {
-        (c.no_arp_priority, Rule::Default)
-    };
-    let a = &c.adjustments;
-    let mut step = i32::from(if ctx.procedure == Some(Procedure::SessionDeletion) {
-        a.deletion
-    } else if ctx.established {
-        a.established
-    } else {
-        a.new_session
-    });
-    if ctx.later_step {
-        step += i32::from(a.later_step);
-    }
-    if ctx.additional_session {
-        step += i32::from(a.additional_session);
-    }
-    if ctx.restoration {
-        step += i32::from(a.restoration);
-    }
-    let v = (i32::from(base) + step).clamp(1, 15);
-    (u8::try_from(v).expect("1..=15"), false, rule)
-}
-
-fn classify(c: &Classifier, spec: &ContextSpec) {
-    let config = c.config();
-    let dnn: Option<String> = match &spec.dnn {
-        DnnSpec::Absent => None,
-        DnnSpec::Raw(s) => Some(s.clone()),
-        DnnSpec::Override { index, flip } => {
-            let names = &config.dnn_overrides;
-            if names.is_empty() {
-                None
-            } else {
-                let n = &names[usize::from(*index) % names.len()].0;
-                Some(if *flip { flip_case(n) } else { n.clone() })
-            }
-        }
-    };
-    let snssai = match spec.snssai {
-        SnssaiSpec::Absent => None,
-        SnssaiSpec::Raw(sst, sd) => Some(Snssai { sst, sd }),
-        SnssaiSpec::Override(i) => {
-            let list = &config.snssai_overrides;
-            (!list.is_empty()).then(|| list[usize::from(i) % list.len()].0)
-        }
-    };
-    let ctx = RequestContext {
-        procedure: spec
-            .procedure
-            .map(|p| PROCEDURES[usize::from(p) % PROCEDURES.len()]),
-        emergency: spec.emergency,
-        emps: spec.emps,
-        arp_levels: &spec.arp_levels,
-        low_access_priority: spec.low_access_priority,
-        dnn: dnn.as_deref(),
-        snssai,
-        established: spec.established,
-        later_step: spec.later_step,
-        restoration: spec.restoration,
-        additional_session: spec.additional_session,
-    };
-    let got = c.classify(&ctx);
-    let (p, exempt, rule) = expected(config, &ctx);
-    assert_eq!(
-        (got.class.priority.value(), got.class.exempt, got.rule),
-        (p, exempt, rule),
-        "classification of {ctx:?}"
-    );
-    if got.class.exempt {
-        assert!(
-            ctx.emergency || ctx.emps,
-            "exempt without emergency or eMPS"
-        );
-    }
-    let throttled_procedure = ctx.procedure.is_none_or(Procedure::is_throttled);
-    if !ctx.emergency && !ctx.emps && throttled_procedure {
-        assert!(
-            (1..=15).contains(&got.class.priority.value()),
-            "priority 0 is reserved for the exempt classes"
-        );
     }
 }
 
@@ -1143,79 +932,174 @@ fn check_route(
 // ---------------------------------------------------------------------------------------------
 // The harness
 
-/// Decode `data` into a [`Scenario`] and run it, checking every invariant after every event.
+/// The first byte of an input in the second format ([`ScenarioV2`]); any other first byte is
+/// the first format ([`Scenario`]), kept so the committed corpus and regressions replay the
+/// runs they were found with.
+pub const FORMAT_V2: u8 = 0x02;
+
+/// Decode `data` into a [`Scenario`] (or, after [`FORMAT_V2`], a [`ScenarioV2`]) and run it,
+/// checking every invariant after every event.
 pub fn throttle(data: &[u8]) {
+    if let Some((&FORMAT_V2, rest)) = data.split_first() {
+        if let Ok(scenario) = ScenarioV2::arbitrary_take_rest(Unstructured::new(rest)) {
+            run_v2(&scenario);
+        }
+        return;
+    }
     let Ok(scenario) = Scenario::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
     };
     run(&scenario);
 }
 
-/// Run a decoded scenario.
+/// Run a decoded scenario of the first format.
 pub fn run(s: &Scenario) {
-    let base = base_instant();
-    let mut now = base;
-    let mut loss = Loss::new(&s.loss);
-    let classifier = Classifier::new(classifier(&s.classifier));
-    let mut egress = Egress::new(&s.egress, base);
-    let groups: Vec<Vec<(u8, u32)>> = s
-        .groups
-        .iter()
-        .take(4)
-        .map(|g| g.iter().take(6).copied().collect())
-        .collect();
-    let want = expected_route_list(&groups, s.max_attempts);
-    let made = RouteList::new(
-        groups
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .fold(RouteGroup::new(), |acc, &(p, w)| acc.with_peer(p, w))
-            })
-            .collect(),
+    let mut r = Runner::new(
+        &s.loss,
+        &s.egress,
+        &s.classifier,
+        0,
+        &s.groups,
         s.max_attempts,
     );
-    let mut routes = match (want, made) {
-        (Ok(()), Ok(r)) => Some(r),
-        (Err(e), Err(got)) => {
-            assert_eq!(got, e, "RouteList::new vs the rules");
-            let _ = got.to_string();
-            None
-        }
-        (want, made) => panic!(
-            "RouteList rules {want:?} but new gave {:?}",
-            made.map(|_| ())
-        ),
-    };
+    for event in s.events.iter().take(MAX_EVENTS) {
+        r.event(event);
+    }
+}
+
+/// Run a decoded scenario of the second format.
+pub fn run_v2(s: &ScenarioV2) {
+    let mut r = Runner::new(
+        &s.loss,
+        &s.egress,
+        &s.classifier,
+        s.registered_elsewhere,
+        &s.groups,
+        s.max_attempts,
+    );
+    let mut tracker = Tracker::new(&s.tracker);
     for event in s.events.iter().take(MAX_EVENTS) {
         match event {
-            Event::SetReduction(r) => loss.set_reduction(*r),
-            Event::Decide { priority, exempt } => loss.decide(class(*priority, *exempt)),
+            EventV2::Core(e) => r.event(e),
+            EventV2::Classify(ctx) => crate::throttle_c2::classify(&r.classifier, ctx, None),
+            EventV2::Track(e) => {
+                if let Some(w) = crate::throttle_c2::when_of(e) {
+                    r.now = advance(r.now, w);
+                }
+                tracker.event(e, r.now, &r.classifier);
+            }
+        }
+    }
+}
+
+/// `now` moved by `when` (a backwards step only for this call: the result, not `now`).
+fn advance(now: Instant, when: When) -> Instant {
+    let forward = |d: Duration| now.checked_add(d).unwrap_or(now);
+    match when {
+        When::Now => now,
+        When::Micros(n) => forward(Duration::from_micros(u64::from(n))),
+        When::Millis(n) => forward(Duration::from_millis(u64::from(n))),
+        When::Secs(n) => forward(Duration::from_secs(u64::from(n))),
+        When::Hours(n) => forward(Duration::from_secs(u64::from(n) * 3600)),
+        When::Back(_) => now,
+    }
+}
+
+/// The parts under test and the clock of one run.
+struct Runner {
+    now: Instant,
+    loss: Loss,
+    classifier: Classifier,
+    egress: Option<Egress>,
+    routes: Option<RouteList<u8>>,
+}
+
+impl Runner {
+    fn new(
+        loss: &LossSpec,
+        egress: &EgressSpec,
+        classifier: &ClassifierSpec,
+        registered_elsewhere: i8,
+        groups: &[Vec<(u8, u32)>],
+        max_attempts: u32,
+    ) -> Runner {
+        let base = base_instant();
+        let groups: Vec<Vec<(u8, u32)>> = groups
+            .iter()
+            .take(4)
+            .map(|g| g.iter().take(6).copied().collect())
+            .collect();
+        let want = expected_route_list(&groups, max_attempts);
+        let made = RouteList::new(
+            groups
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .fold(RouteGroup::new(), |acc, &(p, w)| acc.with_peer(p, w))
+                })
+                .collect(),
+            max_attempts,
+        );
+        let routes = match (want, made) {
+            (Ok(()), Ok(r)) => Some(r),
+            (Err(e), Err(got)) => {
+                assert_eq!(got, e, "RouteList::new vs the rules");
+                let _ = got.to_string();
+                None
+            }
+            (want, made) => panic!(
+                "RouteList rules {want:?} but new gave {:?}",
+                made.map(|_| ())
+            ),
+        };
+        Runner {
+            now: base,
+            loss: Loss::new(loss),
+            classifier: Classifier::new(crate::throttle_c2::classifier(
+                classifier,
+                registered_elsewhere,
+            )),
+            egress: Egress::new(egress, base),
+            routes,
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::SetReduction(r) => self.loss.set_reduction(*r),
+            Event::Decide { priority, exempt } => self.loss.decide(class(*priority, *exempt)),
             Event::DecideMany {
                 n,
                 priority,
                 exempt,
             } => {
                 for _ in 0..*n {
-                    loss.decide(class(*priority, *exempt));
+                    self.loss.decide(class(*priority, *exempt));
                 }
             }
             Event::DecideDraw {
                 priority,
                 exempt,
                 draw,
-            } => loss.decide_draw(class(*priority, *exempt), *draw),
+            } => self.loss.decide_draw(class(*priority, *exempt), *draw),
             Event::DecideMessage {
                 message_type,
                 priority,
                 exempt,
-            } => loss.decide_message(MessageType(*message_type), class(*priority, *exempt)),
-            Event::Classify(ctx) => classify(&classifier, ctx),
+            } => self
+                .loss
+                .decide_message(MessageType(*message_type), class(*priority, *exempt)),
+            Event::Classify(ctx) => {
+                crate::throttle_c2::classify(&self.classifier, &ContextSpecV2::from(ctx), None)
+            }
             Event::Received(p) => {
-                let got = classifier.received_request(p.map(prio));
+                let got = self.classifier.received_request(p.map(prio));
                 match p {
                     Some(p) => assert_eq!(got, prio(*p)),
-                    None => assert_eq!(got.value(), classifier.config().request_default.min(15)),
+                    None => assert_eq!(
+                        got.value(),
+                        self.classifier.config().request_default.min(15)
+                    ),
                 }
                 assert_eq!(Classifier::response(got), got);
             }
@@ -1224,8 +1108,8 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     e.decide(kind(*request), prio(*priority), t);
                 }
             }
@@ -1235,8 +1119,8 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     for _ in 0..*n {
                         e.decide(kind(*request), prio(*priority), t);
                     }
@@ -1247,37 +1131,37 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     let mt = MessageType(*message_type);
                     let _ = Procedure::of(mt).map(Procedure::is_throttled);
                     e.decide_message(mt, prio(*priority), t);
                 }
             }
             Event::OnSend { request, when } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     e.on_send(kind(*request), t);
                 }
             }
             Event::TransactionEnd => {
-                if let Some(e) = egress.as_mut() {
+                if let Some(e) = self.egress.as_mut() {
                     e.end();
                 }
             }
             Event::EgressTimeout(when) => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     e.timeout(t);
                 }
             }
             Event::EgressTimeoutAtPoll => {
-                if let Some(e) = egress.as_mut() {
+                if let Some(e) = self.egress.as_mut() {
                     if let Some(p) = e.t.poll_timeout() {
-                        now = now.max(p);
-                        e.latest = e.latest.max(now);
+                        self.now = self.now.max(p);
+                        e.latest = e.latest.max(self.now);
                     }
-                    e.timeout(now);
+                    e.timeout(self.now);
                 }
             }
             Event::Route {
@@ -1285,12 +1169,12 @@ pub fn run(s: &Scenario) {
                 admit,
                 within,
             } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     route(r, *draw, admit, *within);
                 }
             }
             Event::SetWeight { peer, weight } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let known = r
                         .groups()
                         .iter()
@@ -1303,7 +1187,7 @@ pub fn run(s: &Scenario) {
                 index,
                 weight,
             } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let (g, i) = (usize::from(*group % 5), usize::from(*index % 7));
                     let exists = r.groups().get(g).is_some_and(|x| i < x.len());
                     assert_eq!(r.set_weight_at(g, i, *weight), exists);
@@ -1313,7 +1197,7 @@ pub fn run(s: &Scenario) {
                 }
             }
             Event::SetMaxAttempts(n) => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let before = r.max_forwarding_attempts();
                     match r.set_max_forwarding_attempts(*n) {
                         Ok(()) => assert_eq!(r.max_forwarding_attempts(), *n),

@@ -50,7 +50,7 @@ use crate::guard::{GuardConfig, IngressGuard};
 use crate::peer::{self, LocalNode, PeerEvent, Peers};
 use crate::xact::{Event, TransactionConfig, Transactions, Transmit, TxId};
 use pfcp_overload::NodeKey;
-use pfcp_throttle::classify::{Procedure, Snssai};
+use pfcp_throttle::classify::{ArpLevels, Procedure, Registration, RequestState, Snssai};
 use pfcp_throttle::RequestContext;
 
 /// The endpoint's only clock read: tokio's clock, so paused-time tests work.
@@ -305,14 +305,18 @@ impl RequestProfile {
             procedure,
             emergency: self.emergency,
             emps: self.emps,
-            arp_levels: &self.arp_levels,
+            arp: ArpLevels::from_levels(&self.arp_levels),
             low_access_priority: self.low_access_priority,
-            dnn: self.dnn.as_deref(),
+            dnn: self.dnn.as_deref().map(std::borrow::Cow::Borrowed),
             snssai: self.snssai,
-            established: self.established,
-            later_step: self.later_step,
-            restoration: self.restoration,
-            additional_session: self.additional_session,
+            // A flag left false is "not known": the classifier's table decides.
+            state: RequestState {
+                registration: self.established.then_some(Registration::Registered),
+                follows_admitted: self.later_step.then_some(true),
+                additional_session: self.additional_session.then_some(true),
+                restoration: self.restoration.then_some(true),
+                releases_resources: None,
+            },
         }
     }
 }

@@ -35,12 +35,14 @@
 //!
 //! Run: `cargo bench -p pfcp-throttle --bench decision -- --warm-up-time 1 --measurement-time 3`
 
+use std::borrow::Cow;
 use std::hint::black_box;
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use governor::{Quota, RateLimiter};
+use pfcp_throttle::classify::{ArpLevels, Registration, RequestState};
 use pfcp_throttle::egress::{EgressConfig, EgressThrottle, MessageKind, ThresholdPair};
 use pfcp_throttle::{
     Classifier, ClassifierConfig, LossThrottle, Procedure, RequestClass, RequestContext,
@@ -210,18 +212,24 @@ fn bench_classify(c: &mut Criterion) {
         Some(Procedure::SessionReport),
     ];
     let contexts: Vec<RequestContext<'static>> = (0..16usize)
-        .map(|k| RequestContext {
-            procedure: procedures[k % 4],
-            emergency: k == 7,
-            emps: k == 11,
-            arp_levels: arps[(k / 4) % 4],
-            low_access_priority: k == 13,
-            dnn: dnns[(k + 1) % 4],
-            established: k % 3 != 0,
-            later_step: k % 5 == 1,
-            additional_session: k % 7 == 2,
-            restoration: k == 9,
-            ..RequestContext::default()
+        .map(|k| {
+            let state = RequestState {
+                follows_admitted: (k % 5 == 1).then_some(true),
+                additional_session: (k % 7 == 2).then_some(true),
+                restoration: (k == 9).then_some(true),
+                registration: (k % 3 == 0).then_some(Registration::NotRegistered),
+                ..RequestState::UNKNOWN
+            };
+            RequestContext {
+                procedure: procedures[k % 4],
+                emergency: k == 7,
+                emps: k == 11,
+                arp: ArpLevels::from_levels(arps[(k / 4) % 4]),
+                low_access_priority: k == 13,
+                dnn: dnns[(k + 1) % 4].map(Cow::Borrowed),
+                state,
+                ..RequestContext::default()
+            }
         })
         .collect();
     let mut i = 0usize;

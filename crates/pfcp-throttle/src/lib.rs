@@ -30,12 +30,9 @@
 //! for i in 0..1000 {
 //!     // 90 % new sessions at ARP 9, 10 % emergency sessions.
 //!     let emergency = i % 10 == 0;
-//!     let ctx = RequestContext {
-//!         procedure: Some(Procedure::SessionEstablishment),
-//!         emergency,
-//!         arp_levels: &[9],
-//!         ..RequestContext::default()
-//!     };
+//!     let ctx = RequestContext::new(Procedure::SessionEstablishment)
+//!         .with_emergency(emergency)
+//!         .with_arp([9]);
 //!     let class = classifier.classify(&ctx).class;
 //!     if to_upf1.decide(class).is_send() {
 //!         if emergency { sent_emergency += 1 } else { sent_new += 1 }
@@ -86,7 +83,14 @@ pub mod egress;
 pub mod loss;
 pub mod routing;
 
-pub use classify::{Classification, Classifier, ClassifierConfig, Procedure, RequestContext};
+/// The message priority type (0 highest .. 15 lowest) the throttles rank by, re-exported so
+/// that callers of other protocols need not name `pfcp-wire`.
+pub use pfcp_wire::MessagePriority;
+
+pub use classify::{
+    Adjustment, AdjustmentSet, ArpLevels, Classification, Classifier, ClassifierConfig, Procedure,
+    Registration, RequestContext, RequestState, Rule, StateTracker, TrackerConfig,
+};
 pub use egress::{
     EgressConfig, EgressConfigError, EgressDecision, EgressStats, EgressThrottle, MessageKind,
     ThresholdPair, ThrottleReason,

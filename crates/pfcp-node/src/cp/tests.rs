@@ -88,7 +88,7 @@ fn feed(
 
 fn low<'a>() -> RequestContext<'a> {
     RequestContext {
-        arp_levels: &[9],
+        arp: [9].into(),
         ..RequestContext::default()
     }
 }
