@@ -43,7 +43,8 @@ use pfcp_throttle::{
 use pfcp_wire::{MessagePriority, MessageType};
 
 use crate::throttle_c2::{
-    ClassifierSpec, ContextSpec, ContextSpecV2, TrackEvent, Tracker, TrackerSpec,
+    ClassifierSpec, ContextSpec, ContextSpecV2, SwxRulesSpec, SwxSpec, TrackEvent, Tracker,
+    TrackerSpec,
 };
 
 /// Most events run per input (bounds the cost of one input).
@@ -333,6 +334,7 @@ pub struct ScenarioV2 {
     classifier: ClassifierSpec,
     registered_elsewhere: i8,
     tracker: TrackerSpec,
+    swx: SwxRulesSpec,
     groups: Vec<Vec<(u8, u32)>>,
     max_attempts: u32,
     events: Vec<EventV2>,
@@ -347,6 +349,8 @@ pub enum EventV2 {
     Classify(ContextSpecV2),
     /// State tracker: an event, or a state read and classified.
     Track(TrackEvent),
+    /// SWx classifier: any request.
+    Swx(SwxSpec),
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -978,6 +982,7 @@ pub fn run_v2(s: &ScenarioV2) {
         s.max_attempts,
     );
     let mut tracker = Tracker::new(&s.tracker);
+    let swx = s.swx.classifier();
     for event in s.events.iter().take(MAX_EVENTS) {
         match event {
             EventV2::Core(e) => r.event(e),
@@ -988,6 +993,7 @@ pub fn run_v2(s: &ScenarioV2) {
                 }
                 tracker.event(e, r.now, &r.classifier);
             }
+            EventV2::Swx(spec) => crate::throttle_c2::classify_swx(&swx, spec),
         }
     }
 }

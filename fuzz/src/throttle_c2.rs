@@ -13,10 +13,12 @@ use std::time::Instant;
 
 use arbitrary::Arbitrary;
 use pfcp_throttle::classify::{
-    Adjustment, AdjustmentSet, Adjustments, ArpLevels, Registration, RequestState, Rule, Snssai,
-    StateTracker, TrackerConfig,
+    Adjustment, AdjustmentSet, Adjustments, ArpLevels, Registration, RequestState, Rule,
+    ServerAssignmentType, Snssai, StateTracker, SwxRules, TrackerConfig,
 };
-use pfcp_throttle::{Classifier, ClassifierConfig, Procedure, RequestContext};
+use pfcp_throttle::{
+    Classifier, ClassifierConfig, Procedure, RequestContext, SwxClassifier, SwxCommand, SwxRequest,
+};
 
 use crate::throttle::{DurSpec, When};
 
@@ -148,6 +150,110 @@ impl From<&ContextSpec> for ContextSpecV2 {
             },
         }
     }
+}
+
+/// The SWx table, any value.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct SwxRulesSpec {
+    mar: u8,
+    sar: u8,
+    emergency_priority: u8,
+    emergency_exempt: bool,
+    adjustments: [i8; 7],
+    /// Use the default table instead.
+    default: bool,
+}
+
+impl SwxRulesSpec {
+    pub(crate) fn classifier(&self) -> SwxClassifier {
+        if self.default {
+            return SwxClassifier::default();
+        }
+        let [release, follows, registered, elsewhere, not, additional, restoration] =
+            self.adjustments;
+        let a = Adjustments::default()
+            .with(Adjustment::Release, release)
+            .with(Adjustment::FollowsAdmitted, follows)
+            .with(Adjustment::Registered, registered)
+            .with(Adjustment::RegisteredElsewhere, elsewhere)
+            .with(Adjustment::NotRegistered, not)
+            .with(Adjustment::AdditionalSession, additional)
+            .with(Adjustment::Restoration, restoration);
+        SwxClassifier::new(
+            SwxRules::default()
+                .with_bases(self.mar, self.sar)
+                .with_emergency(self.emergency_priority, self.emergency_exempt)
+                .with_adjustments(a),
+        )
+    }
+}
+
+/// A SWx request, any value.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct SwxSpec {
+    /// A SAR of this Server-Assignment-Type (any u32; mostly 0..=15), or a MAR.
+    sar: Option<u32>,
+    small_type: bool,
+    emergency: bool,
+    aaa_failure_indication: bool,
+    state: StateSpec,
+}
+
+/// Classify a SWx request and check it against the documented table.
+pub(crate) fn classify_swx(c: &SwxClassifier, spec: &SwxSpec) {
+    let command = match spec.sar {
+        None => SwxCommand::Mar,
+        Some(t) => SwxCommand::Sar(ServerAssignmentType(if spec.small_type {
+            t % 16
+        } else {
+            t
+        })),
+    };
+    let request = SwxRequest {
+        command,
+        emergency: spec.emergency,
+        aaa_failure_indication: spec.aaa_failure_indication,
+        state: spec.state.state(),
+    };
+    let got = c.classify(&request);
+    let r = c.rules();
+    if spec.emergency {
+        assert_eq!(got.rule, Rule::Emergency);
+        assert_eq!(
+            (got.class.priority.value(), got.class.exempt),
+            (r.emergency_priority.min(15), r.emergency_exempt)
+        );
+        assert!(got.adjustments.is_empty());
+        return;
+    }
+    let (base, dereg) = match command {
+        SwxCommand::Mar => (r.mar, false),
+        SwxCommand::Sar(t) => {
+            // The documented deregistration values.
+            let d = matches!(t.0, 4 | 5 | 6 | 7 | 8 | 11);
+            assert_eq!(t.is_deregistration(), d, "{t:?}");
+            assert_eq!(t.name().is_some(), t.0 <= 14);
+            (r.sar, d)
+        }
+        _ => panic!("a command the model does not know"),
+    };
+    assert_eq!(command.code(), if spec.sar.is_some() { 301 } else { 303 });
+    let s = request.state;
+    let fired = fired_of(
+        s.releases_resources.unwrap_or(dereg),
+        s.registration.unwrap_or(Registration::NotRegistered),
+        s.follows_admitted.unwrap_or(false),
+        s.additional_session.unwrap_or(false),
+        s.restoration.unwrap_or(spec.aaa_failure_indication),
+    );
+    let step = step_of(&r.adjustments, &fired);
+    let v = (i32::from(base.min(15)) + step).clamp(1, 15);
+    assert_eq!(got.rule, Rule::Command);
+    assert_eq!(i32::from(got.class.priority.value()), v, "{request:?}");
+    assert!(!got.class.exempt);
+    assert_eq!(got.adjustments.iter().collect::<Vec<_>>(), fired);
+    assert_eq!(i32::from(got.step), step);
+    assert_eq!(got.base.value(), base.min(15));
 }
 
 /// The tracker's configuration.

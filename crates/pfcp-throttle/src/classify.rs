@@ -2,9 +2,13 @@
 //! the procedure, the session context and the state the sender knows (TS 29.244 clauses
 //! 6.2.4.5.1 and 7.2.2.4.1; the analysis of TS 29.273 Annex C.2).
 //!
-//! The rule table reads one state type ([`RequestState`]) through a set of state-aware
-//! adjustments ([`Adjustment`], steps in [`Adjustments`]) and gives one result
-//! ([`Classification`], which names the base rule and every adjustment that fired).
+//! Two built-in rule tables share one state type ([`RequestState`]), one set of state-aware
+//! adjustments ([`Adjustment`], steps in [`Adjustments`]) and one result
+//! ([`Classification`], which names the base rule and every adjustment that fired):
+//!
+//! * [`Classifier`] for PFCP requests, from a [`RequestContext`] (the table below);
+//! * [`SwxClassifier`] for the SWx requests of a 3GPP AAA server towards an HSS (MAR, SAR),
+//!   from a [`SwxRequest`]: the table Annex C.2 describes (see [`SwxClassifier`]).
 //!
 //! A [`StateTracker`] keeps the state the rules need from what a node sees (a first request
 //! admitted and succeeded, a session established, a peer restarted, a session released) and
@@ -49,11 +53,13 @@ use pfcp_wire::{MessagePriority, MessageType};
 mod config;
 mod context;
 mod rules;
+mod swx;
 mod tracker;
 
 pub use config::ClassifierConfig;
 pub use context::{ArpLevels, Registration, RequestContext, RequestState, Snssai};
 pub use rules::{Adjustment, AdjustmentSet, Adjustments, Classification, Rule};
+pub use swx::{ServerAssignmentType, SwxClassifier, SwxCommand, SwxRequest, SwxRules};
 pub use tracker::{StateTracker, TrackerConfig, TrackerStats};
 
 use rules::{prio, Resolved};

@@ -89,7 +89,8 @@ pub use pfcp_wire::MessagePriority;
 
 pub use classify::{
     Adjustment, AdjustmentSet, ArpLevels, Classification, Classifier, ClassifierConfig, Procedure,
-    Registration, RequestContext, RequestState, Rule, StateTracker, TrackerConfig,
+    Registration, RequestContext, RequestState, Rule, StateTracker, SwxClassifier, SwxCommand,
+    SwxRequest, TrackerConfig,
 };
 pub use egress::{
     EgressConfig, EgressConfigError, EgressDecision, EgressStats, EgressThrottle, MessageKind,

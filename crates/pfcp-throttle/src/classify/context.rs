@@ -142,7 +142,7 @@ pub struct RequestState {
     pub additional_session: Option<bool>,
     /// Part of a restoration after a server or peer failure (C.2: the AAA-Failure-Indication
     /// AVP; PFCP: a re-establishment after a UP function restart). `None`: false, or the
-    /// request's own indication.
+    /// request's own indication (SWx: [`SwxRequest::aaa_failure_indication`](super::SwxRequest)).
     pub restoration: Option<bool>,
     /// The request releases resources at the peer (C.2: "the deregistration of the user ...
     /// has a higher priority as releasing resources in the HSS"). `None`: from the procedure
