@@ -46,7 +46,10 @@
 //!
 //! `docs/throttle.md` lists each rule with the code and the test that holds it.
 //!
-//! A request received without a priority (MP=0) takes [`ClassifierConfig::request_default`].
+//! A request without a priority (MP=0) takes [`ClassifierConfig::request_default`], by
+//! default 15, the lowest: the signalling router's "all Requests are assigned a Priority of
+//! 0" (its lowest), shed first (see [`crate::priority`] for the mapping of the router's
+//! priorities to PFCP's).
 
 use pfcp_wire::{MessagePriority, MessageType};
 
@@ -193,7 +196,7 @@ impl Classifier {
     }
 
     /// The priority to handle a received request with: its own (MP=1) or the configured
-    /// default (7.2.2.4.1).
+    /// default (7.2.2.4.1), by default the lowest.
     pub fn received_request(&self, priority: Option<MessagePriority>) -> MessagePriority {
         priority.unwrap_or_else(|| prio(self.config.request_default))
     }

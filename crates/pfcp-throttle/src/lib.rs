@@ -81,6 +81,8 @@
 pub mod classify;
 pub mod egress;
 pub mod loss;
+pub mod peer;
+pub mod priority;
 pub mod routing;
 
 /// The message priority type (0 highest .. 15 lowest) the throttles rank by, re-exported so
@@ -93,10 +95,13 @@ pub use classify::{
     SwxRequest, TrackerConfig,
 };
 pub use egress::{
-    EgressConfig, EgressConfigError, EgressDecision, EgressStats, EgressThrottle, MessageKind,
-    ThresholdPair, ThrottleReason,
+    EgressConfig, EgressConfigError, EgressConfigSets, EgressDecision, EgressPermit, EgressStats,
+    EgressThrottle, MessageKind, ThresholdPair, ThrottleReason,
 };
 pub use loss::{Decision, LossConfig, LossStats, LossThrottle, RequestClass, Throttled};
+pub use peer::{PeerThrottles, Refusal};
+pub use priority::{RouterPriority, UNPRIORITISED};
 pub use routing::{
-    Admission, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError, Routed,
+    Admission, Forwarding, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError,
+    Routed,
 };

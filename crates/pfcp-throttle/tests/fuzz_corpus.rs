@@ -14,6 +14,10 @@ mod throttle;
 #[path = "../../../fuzz/src/throttle_c2.rs"]
 mod throttle_c2;
 
+#[allow(unreachable_pub, dead_code)]
+#[path = "../../../fuzz/src/throttle_egress.rs"]
+mod throttle_egress;
+
 #[path = "../../../fuzz/src/replay.rs"]
 mod replay;
 

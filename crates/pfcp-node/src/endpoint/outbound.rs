@@ -156,7 +156,7 @@ impl Driver {
                 }
             }
         }
-        // A report without MP gets the classifier's default for requests (8).
+        // A report without MP gets the classifier's default for requests (15, the lowest).
         let priority = header
             .priority
             .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));

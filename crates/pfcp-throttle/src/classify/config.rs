@@ -29,8 +29,11 @@ pub struct ClassifierConfig {
     pub snssai_overrides: Vec<(Snssai, u8)>,
     /// State-aware adjustments (TS 29.273 C.2 and their PFCP counterparts).
     pub adjustments: Adjustments,
-    /// Priority assumed for a received request without MP (7.2.2.4.1: "a default priority",
-    /// value not specified). Default 8.
+    /// Priority assumed for a request without a priority (a received request without MP,
+    /// 7.2.2.4.1: "a default priority", value not specified; or a request of one's own that
+    /// carries none). Default 15, the lowest ([`crate::priority::UNPRIORITISED`]): the
+    /// signalling router assigns such requests its lowest priority, so they are shed first
+    /// (see [`crate::priority`] for the mapping of the router's priorities).
     pub request_default: u8,
 }
 
@@ -47,7 +50,7 @@ impl Default for ClassifierConfig {
             dnn_overrides: Vec::new(),
             snssai_overrides: Vec::new(),
             adjustments: Adjustments::default(),
-            request_default: 8,
+            request_default: crate::priority::UNPRIORITISED.value(),
         }
     }
 }

@@ -144,7 +144,7 @@ fn priority_0_is_reserved_for_exempt_classes() {
 #[test]
 fn clause_7_2_2_4_1_defaults_and_responses() {
     let k = Classifier::default();
-    assert_eq!(k.received_request(None).value(), 8);
+    assert_eq!(k.received_request(None), MessagePriority::LOWEST);
     let p5 = MessagePriority::new(5).unwrap();
     assert_eq!(k.received_request(Some(p5)), p5);
     assert_eq!(Classifier::response(p5), p5);
