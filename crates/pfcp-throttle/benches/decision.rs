@@ -11,7 +11,9 @@
 //!   `on_send` of an answer (two messages per iteration); `egress/decide/overload`: offered at
 //!   twice the Max EMR (level 3, the cap shedding); `egress/decide+clock`: `egress/decide` with
 //!   `now` read from `Instant::now()` in the loop, as a caller would, for a like-for-like
-//!   comparison with governor, which reads its clock inside `check`. The decision goes to
+//!   comparison with governor, which reads its clock inside `check`; `egress/check+commit`:
+//!   the two steps of a route candidate (`check`, then `commit` of the permit) at the load of
+//!   `egress/decide`. The decision goes to
 //!   `black_box` by reference: by value, the compiler stored its two bytes (variant and
 //!   level) one at a time and read them back as one 16-bit word, a failed store-to-load
 //!   forwarding that cost 2-4 ns per iteration here and that no caller matching on the
@@ -180,6 +182,33 @@ fn bench_egress(c: &mut Criterion) {
             })
         });
     }
+    // The two steps of a route candidate: `check`, then `commit` of the permit, at the load
+    // of `egress/decide` (half the Max EMR).
+    let mut t = EgressThrottle::new(egress_config(), base).expect("valid");
+    let mut i = 0u64;
+    let gap_ns = 200_000u64;
+    let step = |t: &mut EgressThrottle, i: &mut u64| {
+        *i += 1;
+        let now = base + Duration::from_nanos(*i * gap_ns);
+        let prio = mix[*i as usize & MASK].priority;
+        match t.check(MessageKind::Request, black_box(prio), now) {
+            Ok(permit) => {
+                t.commit(permit, now);
+                true
+            }
+            Err(_) => false,
+        }
+    };
+    while i * gap_ns < 2_000_000_000 {
+        let _ = step(&mut t, &mut i);
+    }
+    assert_eq!(t.level(), 0, "check+commit: level {}", t.level());
+    g.bench_function("check+commit", |b| {
+        b.iter(|| {
+            let sent = step(&mut t, &mut i);
+            black_box(&sent);
+        })
+    });
     // The caller reads the clock for each decision: real time, so the offered rate is
     // whatever the loop achieves (far above the Max EMR: the level-3 / cap path).
     let mut t = EgressThrottle::new(egress_config(), base).expect("valid");

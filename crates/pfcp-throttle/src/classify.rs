@@ -191,8 +191,7 @@ impl Classifier {
         } else {
             (c.no_arp_priority, Rule::Default)
         };
-        let fired = resolve(ctx).fired();
-        Classification::adjusted(base, rule, fired, &c.adjustments)
+        Classification::adjusted(base, rule, resolve(ctx), &c.adjustments)
     }
 
     /// The priority to handle a received request with: its own (MP=1) or the configured

@@ -78,6 +78,11 @@
     )
 )]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod classify;
 pub mod egress;
 pub mod loss;

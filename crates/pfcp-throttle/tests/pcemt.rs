@@ -366,7 +366,10 @@ fn the_loss_and_egress_throttles_together_shed_what_the_reduction_asks_not_the_s
         "one after the other {alone:.3}"
     );
     // Below the level's share, the level alone decides.
-    let (together, _) = shed_share(10, true);
+    let (together, alone) = shed_share(10, true);
+    println!(
+        "window-exact Loss at 10 %: shed together {together:.3}, one after the other {alone:.3}"
+    );
     assert!(
         (0.19..0.22).contains(&together),
         "together at 10 % {together:.3}"

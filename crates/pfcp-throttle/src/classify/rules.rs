@@ -299,22 +299,35 @@ impl Classification {
         }
     }
 
-    /// `base` moved by the steps of `fired`, clamped to 1..=15 so that priority 0 stays
-    /// reserved for the exempt classes.
+    /// `base` moved by the steps of the adjustments `facts` fire, clamped to 1..=15 so that
+    /// priority 0 stays reserved for the exempt classes.
     pub(crate) fn adjusted(
         base: u8,
         rule: Rule,
-        fired: AdjustmentSet,
+        facts: Resolved,
         table: &Adjustments,
     ) -> Classification {
         let base = base.min(15);
-        let step = fired.step(table);
+        // Straight-line: the set and the summed step together (no loop over the table).
+        let first = facts.first();
+        let mut set = AdjustmentSet::EMPTY.with(first);
+        let mut step = i16::from(first.step(table));
+        for (on, a) in [
+            (facts.follows_admitted, Adjustment::FollowsAdmitted),
+            (facts.additional_session, Adjustment::AdditionalSession),
+            (facts.restoration, Adjustment::Restoration),
+        ] {
+            if on {
+                set = set.with(a);
+                step += i16::from(a.step(table));
+            }
+        }
         let value = (i16::from(base) + step).clamp(1, 15);
         Classification {
             class: RequestClass::new(prio(u8::try_from(value).unwrap_or(15))),
             rule,
             base: prio(base),
-            adjustments: fired,
+            adjustments: set,
             step,
         }
     }
@@ -346,9 +359,10 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
-    /// Release replaces the registration step; the other three add to it.
-    pub(crate) fn fired(self) -> AdjustmentSet {
-        let first = if self.release {
+    /// The one of release and the registration states that applies: release replaces the
+    /// registration step; the other three facts add to it.
+    fn first(self) -> Adjustment {
+        if self.release {
             Adjustment::Release
         } else {
             match self.registration {
@@ -356,18 +370,7 @@ impl Resolved {
                 Registration::RegisteredElsewhere => Adjustment::RegisteredElsewhere,
                 Registration::NotRegistered => Adjustment::NotRegistered,
             }
-        };
-        let mut set = AdjustmentSet::EMPTY.with(first);
-        for (on, a) in [
-            (self.follows_admitted, Adjustment::FollowsAdmitted),
-            (self.additional_session, Adjustment::AdditionalSession),
-            (self.restoration, Adjustment::Restoration),
-        ] {
-            if on {
-                set = set.with(a);
-            }
         }
-        set
     }
 }
 

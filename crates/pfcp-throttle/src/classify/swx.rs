@@ -267,6 +267,6 @@ impl SwxClassifier {
             additional_session: s.additional_session.unwrap_or(false),
             restoration: s.restoration.unwrap_or(request.aaa_failure_indication),
         };
-        Classification::adjusted(base, Rule::Command, resolved.fired(), &r.adjustments)
+        Classification::adjusted(base, Rule::Command, resolved, &r.adjustments)
     }
 }

@@ -21,6 +21,7 @@ impl EgressThrottle {
     /// sent here (the guarantee of the admission window holds for a commit at the instant of
     /// its check), or drop it. Checks are not reservations: two checks followed by two
     /// commits may admit one message more than the cap would have.
+    #[inline]
     pub fn check(
         &mut self,
         kind: MessageKind,
@@ -64,6 +65,7 @@ impl EgressThrottle {
     /// Counts the message of a permit from [`EgressThrottle::check`] as sent at `now`: in the
     /// measured rate, as a token and a place in the admission window and, for a request, a
     /// pending slot (what [`EgressThrottle::decide`] counts for a message it sends).
+    #[inline]
     pub fn commit(&mut self, permit: EgressPermit, now: Instant) {
         self.catch_up(now);
         self.window.current.total = self.window.current.total.saturating_add(1);
