@@ -16,6 +16,8 @@
 pub mod harness;
 pub mod overload;
 pub mod throttle;
+pub mod throttle_c2;
+pub mod throttle_egress;
 
 pub use harness::{datagram, decode_message, roundtrip, typed_ie, TARGETS};
 pub use overload::overload_events;

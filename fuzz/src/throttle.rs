@@ -1,47 +1,67 @@
 //! The checks behind the `throttle` fuzz target, shared with
-//! `crates/pfcp-throttle/tests/fuzz_corpus.rs` (which includes this file with `#[path]`).
+//! `crates/pfcp-throttle/tests/fuzz_corpus.rs` (which includes this file, `throttle_c2.rs`
+//! and `throttle_egress.rs` with `#[path]`).
 //!
-//! The input is decoded with `arbitrary` into a [`Scenario`]: a configuration for each part of
-//! pfcp-throttle (any value of every field) and a list of events that drive
+//! The input is decoded with `arbitrary` into a [`Scenario`] (or, after the [`FORMAT_V2`]
+//! byte, a [`ScenarioV2`]): a configuration for each part of pfcp-throttle (any value of
+//! every field) and a list of events that drive
 //!
 //! * a [`LossThrottle`] through `decide`, `decide_with_draw` and `decide_message` with any
-//!   priority, exempt flag and message type, the reduction changing mid-way;
+//!   priority, exempt flag and message type, the reduction changing mid-way, and (second
+//!   format) `unsent` after a request it let through;
 //! * a [`Classifier`] with any table, on any context (ARP level lists, flags, DNN strings,
-//!   S-NSSAIs, procedures);
-//! * an [`EgressThrottle`] whose configuration must be refused exactly when it breaks a
+//!   S-NSSAIs, procedures) and (second format) any C.2 state, against a model of the
+//!   documented table; the SWx table likewise; a `StateTracker` against a model of its
+//!   events, its state merged with the caller's and classified (`throttle_c2.rs`);
+//! * an `EgressThrottle` whose configuration must be refused exactly when it breaks a
 //!   documented rule (checked against a model of the rules), and otherwise never panics under
-//!   any time step (forwards and backwards), message kind and priority;
+//!   any time step (forwards and backwards), message kind, class (exempt, unprioritised) and,
+//!   in the second format, the level-only mode and the two-step `check`/`commit`;
+//!   `PeerThrottles` (Loss and egress together); configuration sets and the per-connection
+//!   Max EMR against a model; the router priority mapping (`throttle_egress.rs`);
 //! * a [`RouteList`] (refused exactly when the rules say) with any groups, weights, draws and
-//!   admission patterns.
+//!   admission patterns, and (second format) `forward` with any history.
 //!
-//! Invariants: responses/answers are never throttled; reduction 0 never throttles and 100
-//! sheds everything in random mode; throttled <= offered per rank and the counters match a
-//! shadow count exactly; exempt requests are never throttled with `never_throttle_exempt`;
-//! the boundary rank is respected (strict mode, random mode); the egress level stays in
-//! 0..=levels, a level or pending refusal agrees with the state, the admitted requests stay
-//! under the cap (`burst + max_rate x elapsed`), `poll_timeout` lies after the instant just
-//! handled; routing only returns a peer its admission accepted, asks each peer at most once,
-//! never exceeds the attempt limit, exhausts a group before the next and fails only for the
-//! documented reasons. Panics, including arithmetic overflow, are failures.
+//! Invariants: responses/answers, retransmissions and management messages are never
+//! throttled; reduction 0 never throttles and 100 sheds everything in random mode; the
+//! throttled and unsent requests of a rank never outnumber the offered ones and the counters
+//! match a shadow count exactly; window-exact
+//! decisions follow the documented credit rule exactly; exempt requests are never throttled
+//! with `never_throttle_exempt`; the boundary rank is respected (strict mode, random mode);
+//! the egress level stays in 0..=levels, a level or pending refusal agrees with the state, an
+//! exempt request is refused by the pending limit only, the cap never refuses in level-only
+//! mode, the admitted non-exempt requests stay under the cap (`burst + max_rate x elapsed`),
+//! a refused check counts nothing but itself, every message sent counts once in the rate,
+//! `poll_timeout` lies after the instant just handled; a Loss refusal never reaches the
+//! connection and an egress refusal is a drop for the Loss throttle; routing only returns a
+//! peer its admission accepted, asks each peer at most once, refuses for the forwarding limit
+//! only with no forwarding left, never asks a peer of the history again, exhausts a group
+//! before the next and fails only for the documented reasons. Panics, including arithmetic
+//! overflow, are failures.
 //!
-//! Only `std`, `arbitrary`, `pfcp-wire` and `pfcp-throttle`: the file compiles in the fuzz crate
-//! and in pfcp-throttle's integration tests alike.
+//! The first format is kept as it was, so that the committed corpus and regressions replay the
+//! runs they were found with. Only `std`, `arbitrary`, `pfcp-wire` and `pfcp-throttle`: the
+//! files compile in the fuzz crate and in pfcp-throttle's integration tests alike.
 
 #![forbid(unsafe_code)]
 
 use std::time::{Duration, Instant};
 
 use arbitrary::{Arbitrary, Unstructured};
-use pfcp_throttle::classify::{Adjustments, Rule, Snssai};
 use pfcp_throttle::egress::MAX_WINDOW_TICKS;
 use pfcp_throttle::loss::RANKS;
 use pfcp_throttle::{
-    Classifier, ClassifierConfig, Decision, EgressConfig, EgressConfigError, EgressDecision,
-    EgressThrottle, LossConfig, LossStats, LossThrottle, MessageKind, Procedure, RequestClass,
-    RequestContext, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError,
-    Routed, ThresholdPair, ThrottleReason,
+    Classifier, Decision, EgressConfig, Forwarding, LossConfig, LossStats, LossThrottle,
+    MessageKind, Procedure, RequestClass, RouteFailure, RouteFailureReason, RouteGroup, RouteList,
+    RouteListError, Routed, ThresholdPair,
 };
 use pfcp_wire::{MessagePriority, MessageType};
+
+use crate::throttle_c2::{
+    ClassifierSpec, ContextSpec, ContextSpecV2, SwxRulesSpec, SwxSpec, TrackEvent, Tracker,
+    TrackerSpec,
+};
+use crate::throttle_egress::{Egress, EgressEvent, Peer, PeerEvent, SetsSpec};
 
 /// Most events run per input (bounds the cost of one input).
 const MAX_EVENTS: usize = 512;
@@ -53,7 +73,7 @@ fn base_instant() -> Instant {
     Instant::now()
 }
 
-fn prio(p: u8) -> MessagePriority {
+pub(crate) fn prio(p: u8) -> MessagePriority {
     MessagePriority::new(p % 16).expect("0..=15")
 }
 
@@ -76,7 +96,7 @@ pub enum DurSpec {
 }
 
 impl DurSpec {
-    fn get(self) -> Duration {
+    pub(crate) fn get(self) -> Duration {
         match self {
             DurSpec::Zero => Duration::ZERO,
             DurSpec::Nanos(n) => Duration::from_nanos(u64::from(n)),
@@ -115,6 +135,19 @@ pub struct LossSpec {
     exact_window: bool,
 }
 
+impl LossSpec {
+    /// The configuration (any value of every field).
+    pub(crate) fn config(&self) -> LossConfig {
+        LossConfig::default()
+            .with_window_requests(self.window_requests)
+            .with_buckets(self.buckets)
+            .with_max_credit(self.max_credit)
+            .with_never_throttle_exempt(self.never_throttle_exempt)
+            .with_escalate_after(self.escalate_after)
+            .with_exact_window(self.exact_window)
+    }
+}
+
 /// An EgressConfig: any value of every field (mostly refused), or one shaped to pass the
 /// rules so that the fuzzer reaches the levels and the cap quickly. Both are validated by the
 /// library and by the harness's model of the rules.
@@ -129,15 +162,15 @@ pub enum EgressSpec {
 /// Every field of an EgressConfig, any value.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct RawEgressSpec {
-    max_rate: u32,
-    small_rate: bool,
-    convergence_time: DurSpec,
-    tick: DurSpec,
-    thresholds: [Option<(u8, u8)>; 3],
-    abatement_time: DurSpec,
-    level_cutoff: [u8; 3],
-    burst: u32,
-    max_pending: Option<u32>,
+    pub(crate) max_rate: u32,
+    pub(crate) small_rate: bool,
+    pub(crate) convergence_time: DurSpec,
+    pub(crate) tick: DurSpec,
+    pub(crate) thresholds: [Option<(u8, u8)>; 3],
+    pub(crate) abatement_time: DurSpec,
+    pub(crate) level_cutoff: [u8; 3],
+    pub(crate) burst: u32,
+    pub(crate) max_pending: Option<u32>,
 }
 
 /// The parameters of a valid EgressConfig.
@@ -159,7 +192,7 @@ pub struct ShapedEgressSpec {
 }
 
 impl ShapedEgressSpec {
-    fn config(&self) -> EgressConfig {
+    pub(crate) fn config(&self) -> EgressConfig {
         let mut c = EgressConfig::new(u32::from(self.max_rate).max(1));
         c.tick = Duration::from_micros(u64::from(self.tick_us.max(1)));
         c.convergence_time = c.tick * (u32::from(self.window_ticks) % MAX_WINDOW_TICKS + 1);
@@ -184,65 +217,6 @@ impl ShapedEgressSpec {
         c.max_pending = self.max_pending.map(|m| m.max(1));
         c
     }
-}
-
-/// The classifier's configuration, any value.
-#[derive(Arbitrary, Debug, Clone)]
-pub struct ClassifierSpec {
-    emergency_priority: u8,
-    emergency_exempt: bool,
-    emps_priority: u8,
-    emps_exempt: bool,
-    arp_map: [u8; 15],
-    no_arp_priority: u8,
-    low_access_priority: u8,
-    dnn_overrides: Vec<(String, u8)>,
-    snssai_overrides: Vec<((u8, Option<u32>), u8)>,
-    adjustments: [i8; 6],
-    request_default: u8,
-}
-
-/// A DNN in a request context.
-#[derive(Arbitrary, Debug, Clone)]
-pub enum DnnSpec {
-    /// None.
-    Absent,
-    /// Any string.
-    Raw(String),
-    /// The name of an override, maybe with the case flipped.
-    Override {
-        /// Index into the overrides.
-        index: u8,
-        /// Flip the ASCII case.
-        flip: bool,
-    },
-}
-
-/// An S-NSSAI in a request context.
-#[derive(Arbitrary, Debug, Clone, Copy)]
-pub enum SnssaiSpec {
-    /// None.
-    Absent,
-    /// Any.
-    Raw(u8, Option<u32>),
-    /// The S-NSSAI of an override.
-    Override(u8),
-}
-
-/// A request context.
-#[derive(Arbitrary, Debug, Clone)]
-pub struct ContextSpec {
-    procedure: Option<u8>,
-    emergency: bool,
-    emps: bool,
-    arp_levels: Vec<u8>,
-    low_access_priority: bool,
-    dnn: DnnSpec,
-    snssai: SnssaiSpec,
-    established: bool,
-    later_step: bool,
-    restoration: bool,
-    additional_session: bool,
 }
 
 /// Which peers admit a request.
@@ -379,6 +353,63 @@ pub struct Scenario {
     events: Vec<Event>,
 }
 
+/// A whole run in the second format (after the [`FORMAT_V2`] byte): the first format's parts
+/// and events, plus the classifier's "registered elsewhere" step, a state tracker, and the
+/// events of the C.2 state (contexts with any state, tracker events).
+#[derive(Arbitrary, Debug, Clone)]
+pub struct ScenarioV2 {
+    loss: LossSpec,
+    egress: EgressSpec,
+    classifier: ClassifierSpec,
+    registered_elsewhere: i8,
+    tracker: TrackerSpec,
+    swx: SwxRulesSpec,
+    /// The egress throttle's hard cap (the first format always has it).
+    hard_cap: bool,
+    /// The Loss throttle of the [`PeerEvent`] peer.
+    peer_loss: LossSpec,
+    groups: Vec<Vec<(u8, u32)>>,
+    max_attempts: u32,
+    events: Vec<EventV2>,
+}
+
+/// One event of the second format.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum EventV2 {
+    /// An event of the first format.
+    Core(Event),
+    /// Classifier: a context with any C.2 state.
+    Classify(ContextSpecV2),
+    /// State tracker: an event, or a state read and classified.
+    Track(TrackEvent),
+    /// SWx classifier: any request.
+    Swx(SwxSpec),
+    /// Egress: any kind, any class, decided or checked and committed.
+    Egress(EgressEvent),
+    /// Loss: a deterministic decision, reported not sent if it sent.
+    LossUnsent {
+        /// Priority (mod 16).
+        priority: u8,
+        /// eMPS/emergency.
+        exempt: bool,
+    },
+    /// Loss and egress together.
+    Peer(PeerEvent),
+    /// Configuration sets.
+    Sets(SetsSpec),
+    /// The router priority mapping: a router priority and a PFCP priority (mod 16).
+    Router(u8, u8),
+    /// Routing: a request forwarded again after the peers of `history` (ids) failed.
+    Forward {
+        /// The caller's random draw.
+        draw: u64,
+        /// Which peers admit.
+        admit: AdmitSpec,
+        /// The peers it was sent to.
+        history: Vec<u8>,
+    },
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loss
 
@@ -392,18 +423,16 @@ struct Loss {
     /// bounded by the range, which must stay below one request.
     error: i64,
     error_range: (i64, i64),
+    /// Window-exact mode: the drop credit as documented (1/100 request), kept by the model.
+    credit: i64,
+    /// `max_credit` in 1/100 request.
+    bound: i64,
     shadow: LossStats,
 }
 
 impl Loss {
     fn new(s: &LossSpec) -> Loss {
-        let config = LossConfig::default()
-            .with_window_requests(s.window_requests)
-            .with_buckets(s.buckets)
-            .with_max_credit(s.max_credit)
-            .with_never_throttle_exempt(s.never_throttle_exempt)
-            .with_escalate_after(s.escalate_after)
-            .with_exact_window(s.exact_window);
+        let config = s.config();
         Loss {
             t: LossThrottle::new(config),
             never_exempt: s.never_throttle_exempt,
@@ -411,6 +440,8 @@ impl Loss {
             exact: s.exact_window,
             error: 0,
             error_range: (0, 0),
+            credit: 0,
+            bound: i64::from(s.max_credit.max(1)) * 100,
             shadow: LossStats::default(),
         }
     }
@@ -468,6 +499,18 @@ impl Loss {
                 if class.exempt {
                     assert!(!throttled, "exact mode throttled an exempt request");
                 } else {
+                    // The documented rule: +M per request, a drop at half a request, -1
+                    // per drop, within max_credit.
+                    if reduction > 0 {
+                        self.credit += i64::from(reduction);
+                        let due = self.credit >= 50;
+                        assert_eq!(throttled, due, "exact mode: credit {}", self.credit);
+                        if due {
+                            self.credit -= 100;
+                        }
+                        self.credit = self.credit.clamp(-self.bound, self.bound);
+                    }
+                    assert!(self.credit < 50 && self.credit >= -self.bound);
                     self.error += i64::from(reduction) - 100 * i64::from(throttled);
                     let (lo, hi) = &mut self.error_range;
                     *lo = (*lo).min(self.error);
@@ -508,6 +551,38 @@ impl Loss {
         self.after(class, d, None);
     }
 
+    /// A deterministic decision; if it sent, the request is reported not sent after all.
+    fn decide_unsent(&mut self, class: RequestClass) {
+        let d = self.t.decide(class);
+        self.after(class, d, None);
+        if !d.is_send() {
+            return;
+        }
+        self.t.unsent(class);
+        if self.exact && class.exempt {
+            // Not counted in window-exact mode.
+        } else {
+            self.shadow.unsent[class.rank()] += 1;
+            if self.exact {
+                self.credit = (self.credit - 100).max(-self.bound);
+                // A drop the throttle did not choose: the run of the one-request guarantee
+                // restarts here.
+                self.error -= 100;
+                self.error_range = (self.error, self.error);
+            }
+        }
+        assert_eq!(*self.t.stats(), self.shadow, "stats after unsent");
+        for ((t, u), o) in self
+            .shadow
+            .throttled
+            .iter()
+            .zip(&self.shadow.unsent)
+            .zip(&self.shadow.offered)
+        {
+            assert!(t + u <= *o, "throttled {t} + unsent {u} > offered {o}");
+        }
+    }
+
     fn decide_draw(&mut self, class: RequestClass, draw: u32) {
         let d = self.t.decide_with_draw(class, draw);
         self.after(class, d, Some(draw));
@@ -521,486 +596,6 @@ impl Loss {
             assert_eq!(d, Decision::Send, "response {mt:?} throttled");
             assert_eq!(*self.t.stats(), self.shadow, "a response was counted");
         }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Classifier
-
-const PROCEDURES: [Procedure; 9] = [
-    Procedure::Heartbeat,
-    Procedure::Association,
-    Procedure::PfdManagement,
-    Procedure::NodeReport,
-    Procedure::SessionSet,
-    Procedure::SessionEstablishment,
-    Procedure::SessionModification,
-    Procedure::SessionDeletion,
-    Procedure::SessionReport,
-];
-
-fn classifier(s: &ClassifierSpec) -> ClassifierConfig {
-    let [deletion, later_step, established, new_session, additional_session, restoration] =
-        s.adjustments;
-    let mut a = Adjustments::default();
-    a.deletion = deletion;
-    a.later_step = later_step;
-    a.established = established;
-    a.new_session = new_session;
-    a.additional_session = additional_session;
-    a.restoration = restoration;
-    ClassifierConfig::default()
-        .with_emergency_priority(s.emergency_priority)
-        .with_emergency_exempt(s.emergency_exempt)
-        .with_emps_priority(s.emps_priority)
-        .with_emps_exempt(s.emps_exempt)
-        .with_arp_map(s.arp_map)
-        .with_no_arp_priority(s.no_arp_priority)
-        .with_low_access_priority(s.low_access_priority)
-        .with_dnn_overrides(s.dnn_overrides.iter().take(8).cloned().collect())
-        .with_snssai_overrides(
-            s.snssai_overrides
-                .iter()
-                .take(8)
-                .map(|&((sst, sd), p)| (Snssai { sst, sd }, p))
-                .collect(),
-        )
-        .with_adjustments(a)
-        .with_request_default(s.request_default)
-}
-
-fn flip_case(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_lowercase() {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
-
-/// The documented rule table (module docs of `classify`), as a model.
-fn expected(c: &ClassifierConfig, ctx: &RequestContext<'_>) -> (u8, bool, Rule) {
-    if ctx.emergency {
-        return (
-            c.emergency_priority.min(15),
-            c.emergency_exempt,
-            Rule::Emergency,
-        );
-    }
-    if ctx.emps {
-        return (c.emps_priority.min(15), c.emps_exempt, Rule::Emps);
-    }
-    if matches!(
-        ctx.procedure,
-        Some(Procedure::Heartbeat | Procedure::Association)
-    ) {
-        return (0, false, Rule::Default);
-    }
-    let dnn = ctx.dnn.and_then(|d| {
-        c.dnn_overrides
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(d))
-    });
-    let snssai = ctx
-        .snssai
-        .and_then(|s| c.snssai_overrides.iter().find(|(n, _)| *n == s));
-    let arp = ctx
-        .arp_levels
-        .iter()
-        .copied()
-        .filter(|l| (1..=15).contains(l))
-        .min();
-    let (base, rule) = if let Some((_, p)) = dnn {
-        (*p, Rule::Dnn)
-    } else if let Some((_, p)) = snssai {
-        (*p, Rule::Snssai)
-    } else if ctx.low_access_priority {
-        (c.low_access_priority, Rule::LowAccessPriority)
-    } else if let Some(level) = arp {
-        (c.arp_map[usize::from(level) - 1], Rule::Arp)
-    } else {
-        (c.no_arp_priority, Rule::Default)
-    };
-    let a = &c.adjustments;
-    let mut step = i32::from(if ctx.procedure == Some(Procedure::SessionDeletion) {
-        a.deletion
-    } else if ctx.established {
-        a.established
-    } else {
-        a.new_session
-    });
-    if ctx.later_step {
-        step += i32::from(a.later_step);
-    }
-    if ctx.additional_session {
-        step += i32::from(a.additional_session);
-    }
-    if ctx.restoration {
-        step += i32::from(a.restoration);
-    }
-    let v = (i32::from(base) + step).clamp(1, 15);
-    (u8::try_from(v).expect("1..=15"), false, rule)
-}
-
-fn classify(c: &Classifier, spec: &ContextSpec) {
-    let config = c.config();
-    let dnn: Option<String> = match &spec.dnn {
-        DnnSpec::Absent => None,
-        DnnSpec::Raw(s) => Some(s.clone()),
-        DnnSpec::Override { index, flip } => {
-            let names = &config.dnn_overrides;
-            if names.is_empty() {
-                None
-            } else {
-                let n = &names[usize::from(*index) % names.len()].0;
-                Some(if *flip { flip_case(n) } else { n.clone() })
-            }
-        }
-    };
-    let snssai = match spec.snssai {
-        SnssaiSpec::Absent => None,
-        SnssaiSpec::Raw(sst, sd) => Some(Snssai { sst, sd }),
-        SnssaiSpec::Override(i) => {
-            let list = &config.snssai_overrides;
-            (!list.is_empty()).then(|| list[usize::from(i) % list.len()].0)
-        }
-    };
-    let ctx = RequestContext {
-        procedure: spec
-            .procedure
-            .map(|p| PROCEDURES[usize::from(p) % PROCEDURES.len()]),
-        emergency: spec.emergency,
-        emps: spec.emps,
-        arp_levels: &spec.arp_levels,
-        low_access_priority: spec.low_access_priority,
-        dnn: dnn.as_deref(),
-        snssai,
-        established: spec.established,
-        later_step: spec.later_step,
-        restoration: spec.restoration,
-        additional_session: spec.additional_session,
-    };
-    let got = c.classify(&ctx);
-    let (p, exempt, rule) = expected(config, &ctx);
-    assert_eq!(
-        (got.class.priority.value(), got.class.exempt, got.rule),
-        (p, exempt, rule),
-        "classification of {ctx:?}"
-    );
-    if got.class.exempt {
-        assert!(
-            ctx.emergency || ctx.emps,
-            "exempt without emergency or eMPS"
-        );
-    }
-    let throttled_procedure = ctx.procedure.is_none_or(Procedure::is_throttled);
-    if !ctx.emergency && !ctx.emps && throttled_procedure {
-        assert!(
-            (1..=15).contains(&got.class.priority.value()),
-            "priority 0 is reserved for the exempt classes"
-        );
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Egress
-
-/// The documented rules of `EgressConfig::validate`, as a model: the first error in the
-/// documented order.
-fn expected_validity(c: &EgressConfig) -> Result<(), EgressConfigError> {
-    if c.max_rate == 0 {
-        return Err(EgressConfigError::MaxRate);
-    }
-    if c.tick.is_zero() {
-        return Err(EgressConfigError::Tick);
-    }
-    let ticks = c.convergence_time.as_nanos().div_ceil(c.tick.as_nanos());
-    if ticks == 0 || ticks > u128::from(MAX_WINDOW_TICKS) {
-        return Err(EgressConfigError::ConvergenceTime {
-            convergence_time: c.convergence_time,
-            tick: c.tick,
-        });
-    }
-    if c.burst == 0 {
-        return Err(EgressConfigError::Burst);
-    }
-    if c.max_pending == Some(0) {
-        return Err(EgressConfigError::MaxPending);
-    }
-    if c.thresholds[0].is_none() {
-        return Err(EgressConfigError::MissingFirstPair);
-    }
-    let mut previous: Option<ThresholdPair> = None;
-    for (i, pair) in c.thresholds.iter().enumerate() {
-        let level = i as u8 + 1;
-        let Some(pair) = *pair else {
-            previous = None;
-            continue;
-        };
-        if level > 1 && previous.is_none() {
-            return Err(EgressConfigError::PairWithoutLower { level });
-        }
-        if !(2..=100).contains(&pair.throttle) {
-            return Err(EgressConfigError::ThrottleRange {
-                level,
-                value: pair.throttle,
-            });
-        }
-        if !(1..=99).contains(&pair.abatement) {
-            return Err(EgressConfigError::AbatementRange {
-                level,
-                value: pair.abatement,
-            });
-        }
-        if pair.abatement >= pair.throttle {
-            return Err(EgressConfigError::AbatementNotBelowThrottle {
-                level,
-                throttle: pair.throttle,
-                abatement: pair.abatement,
-            });
-        }
-        if let Some(prev) = previous {
-            if pair.throttle <= prev.throttle {
-                return Err(EgressConfigError::ThrottleNotIncreasing {
-                    level,
-                    value: pair.throttle,
-                    lower: prev.throttle,
-                });
-            }
-            if pair.abatement <= prev.abatement {
-                return Err(EgressConfigError::AbatementNotIncreasing {
-                    level,
-                    value: pair.abatement,
-                    lower: prev.abatement,
-                });
-            }
-        }
-        previous = Some(pair);
-    }
-    let [c1, c2, c3] = c.level_cutoff;
-    for (level, lower, cut) in [(2u8, c1, c2), (3, c2, c3)] {
-        if cut > lower {
-            return Err(EgressConfigError::CutoffNotMonotonic {
-                level,
-                value: cut.value(),
-                lower: lower.value(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn egress_config(s: &EgressSpec) -> EgressConfig {
-    let s = match s {
-        EgressSpec::Raw(s) => s,
-        EgressSpec::Shaped(s) => {
-            let c = s.config();
-            assert_eq!(c.validate(), Ok(()), "a shaped configuration is refused");
-            return c;
-        }
-    };
-    let mut c = EgressConfig::new(if s.small_rate {
-        s.max_rate % 2000
-    } else {
-        s.max_rate
-    });
-    c.convergence_time = s.convergence_time.get();
-    c.tick = s.tick.get();
-    c.thresholds = s
-        .thresholds
-        .map(|p| p.map(|(throttle, abatement)| ThresholdPair::new(throttle, abatement)));
-    c.abatement_time = s.abatement_time.get();
-    c.level_cutoff = s.level_cutoff.map(prio);
-    c.burst = s.burst;
-    c.max_pending = s.max_pending;
-    c
-}
-
-struct Egress {
-    t: EgressThrottle,
-    config: EgressConfig,
-    start: Instant,
-    /// The latest instant passed in.
-    latest: Instant,
-    admitted: u64,
-    pending: u32,
-    ticks: u64,
-}
-
-impl Egress {
-    fn new(s: &EgressSpec, start: Instant) -> Option<Egress> {
-        let config = egress_config(s);
-        let want = expected_validity(&config);
-        assert_eq!(
-            config.validate(),
-            want,
-            "validate() vs the documented rules"
-        );
-        let made = EgressThrottle::new(config, start);
-        match (want, made) {
-            (Ok(()), Ok(t)) => {
-                assert!((1..=3).contains(&config.levels()));
-                assert_eq!(t.level(), 0);
-                Some(Egress {
-                    t,
-                    config,
-                    start,
-                    latest: start,
-                    admitted: 0,
-                    pending: 0,
-                    ticks: 0,
-                })
-            }
-            (Err(e), Err(got)) => {
-                assert_eq!(got, e, "new() and validate() disagree");
-                let _ = got.to_string();
-                None
-            }
-            (want, made) => panic!("validate {want:?} but new {:?}", made.map(|_| ())),
-        }
-    }
-
-    fn at(&mut self, now: &mut Instant, when: When) -> Instant {
-        let forward = |d: Duration, now: &mut Instant| {
-            *now = now.checked_add(d).unwrap_or(*now);
-            *now
-        };
-        let t = match when {
-            When::Now => *now,
-            When::Micros(n) => forward(Duration::from_micros(u64::from(n)), now),
-            When::Millis(n) => forward(Duration::from_millis(u64::from(n)), now),
-            When::Secs(n) => forward(Duration::from_secs(u64::from(n)), now),
-            When::Hours(n) => forward(Duration::from_secs(u64::from(n) * 3600), now),
-            When::Back(n) => now
-                .checked_sub(Duration::from_millis(u64::from(n)))
-                .unwrap_or(*now),
-        };
-        self.latest = self.latest.max(t);
-        t
-    }
-
-    fn decide(&mut self, kind: MessageKind, priority: MessagePriority, t: Instant) {
-        let before = *self.t.stats();
-        let d = self.t.decide(kind, priority, t);
-        self.after_decision(kind, priority, d, &before);
-    }
-
-    fn decide_message(&mut self, mt: MessageType, priority: MessagePriority, t: Instant) {
-        let before = *self.t.stats();
-        let d = self.t.decide_message(mt, priority, t);
-        let kind = MessageKind::of(mt);
-        assert_eq!(kind == MessageKind::Request, mt.is_request());
-        self.after_decision(kind, priority, d, &before);
-    }
-
-    fn after_decision(
-        &mut self,
-        kind: MessageKind,
-        priority: MessagePriority,
-        d: EgressDecision,
-        before: &pfcp_throttle::EgressStats,
-    ) {
-        let s = *self.t.stats();
-        match kind {
-            MessageKind::Answer => {
-                assert_eq!(d, EgressDecision::Send, "an answer was throttled");
-                assert_eq!(s.offered_answers, before.offered_answers + 1);
-                assert_eq!(s.sent_answers, before.sent_answers + 1);
-            }
-            MessageKind::Request => {
-                assert_eq!(s.offered_requests, before.offered_requests + 1);
-                match d {
-                    EgressDecision::Send => {
-                        assert_eq!(s.sent_requests, before.sent_requests + 1);
-                        self.admitted += 1;
-                        self.pending = self.pending.saturating_add(1);
-                    }
-                    EgressDecision::Throttle(reason) => {
-                        assert_eq!(s.sent_requests, before.sent_requests);
-                        let p = usize::from(priority.value());
-                        assert_eq!(
-                            s.throttled_by_priority[p],
-                            before.throttled_by_priority[p] + 1
-                        );
-                        match reason {
-                            ThrottleReason::Level(l) => {
-                                assert_eq!(l, self.t.level(), "reported level");
-                                assert!((1..=3).contains(&l));
-                                let cut = self.config.level_cutoff[usize::from(l) - 1];
-                                assert!(priority > cut, "{priority:?} within cut-off {cut:?}");
-                            }
-                            ThrottleReason::PendingLimit => {
-                                let m = self.config.max_pending.expect("a pending limit");
-                                assert!(self.t.pending() >= m);
-                            }
-                            ThrottleReason::RateLimit => {}
-                        }
-                    }
-                }
-            }
-        }
-        self.check();
-    }
-
-    fn on_send(&mut self, kind: MessageKind, t: Instant) {
-        self.t.on_send(kind, t);
-        self.check();
-    }
-
-    fn end(&mut self) {
-        self.t.on_transaction_end();
-        self.pending = self.pending.saturating_sub(1);
-        self.check();
-    }
-
-    fn timeout(&mut self, t: Instant) {
-        self.t.handle_timeout(t);
-        assert!(
-            self.t.poll_timeout().is_none_or(|p| p > t),
-            "egress timer still due after handle_timeout"
-        );
-        self.check();
-    }
-
-    fn check(&mut self) {
-        let t = &self.t;
-        let s = t.stats();
-        assert!(t.level() <= self.config.levels(), "level {}", t.level());
-        assert!(t.level() <= 3);
-        assert_eq!(
-            s.offered_requests,
-            s.sent_requests + s.throttled_level + s.throttled_rate + s.throttled_pending,
-            "request counters"
-        );
-        assert_eq!(s.offered_answers, s.sent_answers, "answer counters");
-        assert_eq!(
-            s.throttled_by_priority.iter().sum::<u64>(),
-            s.throttled_level + s.throttled_rate + s.throttled_pending
-        );
-        assert!(s.ticks >= self.ticks, "ticks went down");
-        self.ticks = s.ticks;
-        assert_eq!(t.pending(), self.pending, "pending");
-        if let Some(m) = self.config.max_pending {
-            assert!(t.pending() <= m, "pending {} over max {m}", t.pending());
-        }
-        let rate = t.measured_rate();
-        assert!(rate.is_finite() && rate >= 0.0, "measured rate {rate}");
-        // The cap: every admitted request took a whole token from a bucket that starts full
-        // and refills at max_rate.
-        let elapsed = self.latest.saturating_duration_since(self.start).as_nanos();
-        let bound = u128::from(self.config.burst) * 1_000_000_000
-            + u128::from(self.config.max_rate) * elapsed;
-        assert!(
-            u128::from(self.admitted) * 1_000_000_000 <= bound,
-            "{} requests admitted in {elapsed} ns at max_rate {} burst {}",
-            self.admitted,
-            self.config.max_rate,
-            self.config.burst
-        );
-        let _ = t.rate_limit_boundary();
     }
 }
 
@@ -1053,6 +648,48 @@ fn route(routes: &mut RouteList<u8>, draw: u64, admit: &AdmitSpec, within: Optio
     );
 }
 
+/// `forward` after the peers of `history` failed: the limit counts forwardings, the peers
+/// used are skipped, the routed peer is recorded.
+fn forward(routes: &mut RouteList<u8>, draw: u64, admit: &AdmitSpec, history: &[u8]) {
+    let groups: Vec<Vec<(u8, u32)>> = routes.groups().iter().map(|g| g.peers().to_vec()).collect();
+    let mut fwd = Forwarding::new();
+    for p in history.iter().take(8) {
+        fwd.record(*p);
+    }
+    let before = fwd.clone();
+    let max = routes.max_forwarding_attempts();
+    let mut calls: Vec<(u8, bool)> = Vec::new();
+    let mut admission = |p: &u8| {
+        let yes = match admit {
+            AdmitSpec::Mask(m) => m >> (p % 64) & 1 == 1,
+            AdmitSpec::Calls(v) => v.get(calls.len()).copied().unwrap_or(false),
+        };
+        calls.push((*p, yes));
+        yes
+    };
+    let res = routes.forward(&mut fwd, draw, &mut admission);
+    for (p, _) in &calls {
+        assert!(!before.peers().contains(p), "peer {p} asked again");
+    }
+    // The skipped peers are out of the eligible set for the model.
+    let groups: Vec<Vec<(u8, u32)>> = groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|&(p, w)| (p, if before.peers().contains(&p) { 0 } else { w }))
+                .collect()
+        })
+        .collect();
+    check_route(&groups, max.saturating_sub(before.forwards()), &res, &calls);
+    match &res {
+        Ok(r) => {
+            assert_eq!(fwd.forwards(), before.forwards() + 1);
+            assert_eq!(fwd.peers().last(), Some(&r.peer));
+        }
+        Err(_) => assert_eq!(fwd, before, "a failed forwarding was recorded"),
+    }
+}
+
 fn check_route(
     groups: &[Vec<(u8, u32)>],
     max: u32,
@@ -1076,7 +713,15 @@ fn check_route(
         calls.len(),
         "attempts vs admission checks"
     );
-    assert!(attempts <= max, "{attempts} attempts, max {max}");
+    // Refused checks are not forwardings: the checks are bounded by the eligible peers only.
+    let n_eligible: usize = groups
+        .iter()
+        .map(|g| g.iter().filter(|(_, w)| *w > 0).count())
+        .sum();
+    assert!(
+        calls.len() <= n_eligible,
+        "{attempts} checks, {n_eligible} eligible"
+    );
     let mut last_group = 0;
     for (n, (p, _)) in calls.iter().enumerate() {
         assert!(
@@ -1132,8 +777,10 @@ fn check_route(
                     }
                 }
                 RouteFailureReason::MaxAttempts => {
-                    assert_eq!(attempts, max, "MaxAttempts below the limit");
-                    assert!(all.iter().any(|p| !asked(*p)), "MaxAttempts with none left");
+                    // Only a request with no forwarding left, before any check.
+                    assert_eq!(max, 0, "MaxAttempts with {max} forwardings left");
+                    assert!(calls.is_empty(), "MaxAttempts after checks");
+                    assert!(!all.is_empty(), "MaxAttempts with no eligible peer");
                 }
             }
         }
@@ -1143,79 +790,197 @@ fn check_route(
 // ---------------------------------------------------------------------------------------------
 // The harness
 
-/// Decode `data` into a [`Scenario`] and run it, checking every invariant after every event.
+/// The first byte of an input in the second format ([`ScenarioV2`]); any other first byte is
+/// the first format ([`Scenario`]), kept so the committed corpus and regressions replay the
+/// runs they were found with.
+pub const FORMAT_V2: u8 = 0x02;
+
+/// Decode `data` into a [`Scenario`] (or, after [`FORMAT_V2`], a [`ScenarioV2`]) and run it,
+/// checking every invariant after every event.
 pub fn throttle(data: &[u8]) {
+    if let Some((&FORMAT_V2, rest)) = data.split_first() {
+        if let Ok(scenario) = ScenarioV2::arbitrary_take_rest(Unstructured::new(rest)) {
+            run_v2(&scenario);
+        }
+        return;
+    }
     let Ok(scenario) = Scenario::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
     };
     run(&scenario);
 }
 
-/// Run a decoded scenario.
+/// Run a decoded scenario of the first format.
 pub fn run(s: &Scenario) {
-    let base = base_instant();
-    let mut now = base;
-    let mut loss = Loss::new(&s.loss);
-    let classifier = Classifier::new(classifier(&s.classifier));
-    let mut egress = Egress::new(&s.egress, base);
-    let groups: Vec<Vec<(u8, u32)>> = s
-        .groups
-        .iter()
-        .take(4)
-        .map(|g| g.iter().take(6).copied().collect())
-        .collect();
-    let want = expected_route_list(&groups, s.max_attempts);
-    let made = RouteList::new(
-        groups
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .fold(RouteGroup::new(), |acc, &(p, w)| acc.with_peer(p, w))
-            })
-            .collect(),
+    let mut r = Runner::new(
+        &s.loss,
+        (&s.egress, true),
+        &s.classifier,
+        0,
+        &s.groups,
         s.max_attempts,
     );
-    let mut routes = match (want, made) {
-        (Ok(()), Ok(r)) => Some(r),
-        (Err(e), Err(got)) => {
-            assert_eq!(got, e, "RouteList::new vs the rules");
-            let _ = got.to_string();
-            None
-        }
-        (want, made) => panic!(
-            "RouteList rules {want:?} but new gave {:?}",
-            made.map(|_| ())
-        ),
-    };
+    for event in s.events.iter().take(MAX_EVENTS) {
+        r.event(event);
+    }
+}
+
+/// Run a decoded scenario of the second format.
+pub fn run_v2(s: &ScenarioV2) {
+    let mut r = Runner::new(
+        &s.loss,
+        (&s.egress, s.hard_cap),
+        &s.classifier,
+        s.registered_elsewhere,
+        &s.groups,
+        s.max_attempts,
+    );
+    let mut tracker = Tracker::new(&s.tracker);
+    let swx = s.swx.classifier();
+    let mut peer = Peer::new(&s.peer_loss, r.egress.as_ref().map(Egress::config), r.now);
     for event in s.events.iter().take(MAX_EVENTS) {
         match event {
-            Event::SetReduction(r) => loss.set_reduction(*r),
-            Event::Decide { priority, exempt } => loss.decide(class(*priority, *exempt)),
+            EventV2::Core(e) => r.event(e),
+            EventV2::Classify(ctx) => crate::throttle_c2::classify(&r.classifier, ctx, None),
+            EventV2::Track(e) => {
+                if let Some(w) = crate::throttle_c2::when_of(e) {
+                    r.now = advance(r.now, w);
+                }
+                tracker.event(e, r.now, &r.classifier);
+            }
+            EventV2::Swx(spec) => crate::throttle_c2::classify_swx(&swx, spec),
+            EventV2::Egress(e) => {
+                if let Some(eg) = r.egress.as_mut() {
+                    eg.event(e, &mut r.now);
+                }
+            }
+            EventV2::LossUnsent { priority, exempt } => {
+                r.loss.decide_unsent(class(*priority, *exempt));
+            }
+            EventV2::Peer(e) => peer.event(e, &mut r.now),
+            EventV2::Sets(spec) => crate::throttle_egress::sets(spec, r.now),
+            EventV2::Router(value, pfcp) => crate::throttle_egress::router(*value, *pfcp),
+            EventV2::Forward {
+                draw,
+                admit,
+                history,
+            } => {
+                if let Some(routes) = r.routes.as_mut() {
+                    forward(routes, *draw, admit, history);
+                }
+            }
+        }
+    }
+}
+
+/// `now` moved by `when` (a backwards step only for this call: the result, not `now`).
+fn advance(now: Instant, when: When) -> Instant {
+    let forward = |d: Duration| now.checked_add(d).unwrap_or(now);
+    match when {
+        When::Now => now,
+        When::Micros(n) => forward(Duration::from_micros(u64::from(n))),
+        When::Millis(n) => forward(Duration::from_millis(u64::from(n))),
+        When::Secs(n) => forward(Duration::from_secs(u64::from(n))),
+        When::Hours(n) => forward(Duration::from_secs(u64::from(n) * 3600)),
+        When::Back(_) => now,
+    }
+}
+
+/// The parts under test and the clock of one run.
+struct Runner {
+    now: Instant,
+    loss: Loss,
+    classifier: Classifier,
+    egress: Option<Egress>,
+    routes: Option<RouteList<u8>>,
+}
+
+impl Runner {
+    fn new(
+        loss: &LossSpec,
+        (egress, hard_cap): (&EgressSpec, bool),
+        classifier: &ClassifierSpec,
+        registered_elsewhere: i8,
+        groups: &[Vec<(u8, u32)>],
+        max_attempts: u32,
+    ) -> Runner {
+        let base = base_instant();
+        let groups: Vec<Vec<(u8, u32)>> = groups
+            .iter()
+            .take(4)
+            .map(|g| g.iter().take(6).copied().collect())
+            .collect();
+        let want = expected_route_list(&groups, max_attempts);
+        let made = RouteList::new(
+            groups
+                .iter()
+                .map(|g| {
+                    g.iter()
+                        .fold(RouteGroup::new(), |acc, &(p, w)| acc.with_peer(p, w))
+                })
+                .collect(),
+            max_attempts,
+        );
+        let routes = match (want, made) {
+            (Ok(()), Ok(r)) => Some(r),
+            (Err(e), Err(got)) => {
+                assert_eq!(got, e, "RouteList::new vs the rules");
+                let _ = got.to_string();
+                None
+            }
+            (want, made) => panic!(
+                "RouteList rules {want:?} but new gave {:?}",
+                made.map(|_| ())
+            ),
+        };
+        Runner {
+            now: base,
+            loss: Loss::new(loss),
+            classifier: Classifier::new(crate::throttle_c2::classifier(
+                classifier,
+                registered_elsewhere,
+            )),
+            egress: Egress::new(egress, hard_cap, base),
+            routes,
+        }
+    }
+
+    fn event(&mut self, event: &Event) {
+        match event {
+            Event::SetReduction(r) => self.loss.set_reduction(*r),
+            Event::Decide { priority, exempt } => self.loss.decide(class(*priority, *exempt)),
             Event::DecideMany {
                 n,
                 priority,
                 exempt,
             } => {
                 for _ in 0..*n {
-                    loss.decide(class(*priority, *exempt));
+                    self.loss.decide(class(*priority, *exempt));
                 }
             }
             Event::DecideDraw {
                 priority,
                 exempt,
                 draw,
-            } => loss.decide_draw(class(*priority, *exempt), *draw),
+            } => self.loss.decide_draw(class(*priority, *exempt), *draw),
             Event::DecideMessage {
                 message_type,
                 priority,
                 exempt,
-            } => loss.decide_message(MessageType(*message_type), class(*priority, *exempt)),
-            Event::Classify(ctx) => classify(&classifier, ctx),
+            } => self
+                .loss
+                .decide_message(MessageType(*message_type), class(*priority, *exempt)),
+            Event::Classify(ctx) => {
+                crate::throttle_c2::classify(&self.classifier, &ContextSpecV2::from(ctx), None)
+            }
             Event::Received(p) => {
-                let got = classifier.received_request(p.map(prio));
+                let got = self.classifier.received_request(p.map(prio));
                 match p {
                     Some(p) => assert_eq!(got, prio(*p)),
-                    None => assert_eq!(got.value(), classifier.config().request_default.min(15)),
+                    None => assert_eq!(
+                        got.value(),
+                        self.classifier.config().request_default.min(15)
+                    ),
                 }
                 assert_eq!(Classifier::response(got), got);
             }
@@ -1224,9 +989,9 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
-                    e.decide(kind(*request), prio(*priority), t);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
+                    e.decide(kind(*request), RequestClass::new(prio(*priority)), t);
                 }
             }
             Event::EgressBurst {
@@ -1235,10 +1000,10 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     for _ in 0..*n {
-                        e.decide(kind(*request), prio(*priority), t);
+                        e.decide(kind(*request), RequestClass::new(prio(*priority)), t);
                     }
                 }
             }
@@ -1247,37 +1012,37 @@ pub fn run(s: &Scenario) {
                 priority,
                 when,
             } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     let mt = MessageType(*message_type);
                     let _ = Procedure::of(mt).map(Procedure::is_throttled);
-                    e.decide_message(mt, prio(*priority), t);
+                    e.decide_message(mt, RequestClass::new(prio(*priority)), t);
                 }
             }
             Event::OnSend { request, when } => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     e.on_send(kind(*request), t);
                 }
             }
             Event::TransactionEnd => {
-                if let Some(e) = egress.as_mut() {
+                if let Some(e) = self.egress.as_mut() {
                     e.end();
                 }
             }
             Event::EgressTimeout(when) => {
-                if let Some(e) = egress.as_mut() {
-                    let t = e.at(&mut now, *when);
+                if let Some(e) = self.egress.as_mut() {
+                    let t = e.at(&mut self.now, *when);
                     e.timeout(t);
                 }
             }
             Event::EgressTimeoutAtPoll => {
-                if let Some(e) = egress.as_mut() {
+                if let Some(e) = self.egress.as_mut() {
                     if let Some(p) = e.t.poll_timeout() {
-                        now = now.max(p);
-                        e.latest = e.latest.max(now);
+                        self.now = self.now.max(p);
+                        e.latest = e.latest.max(self.now);
                     }
-                    e.timeout(now);
+                    e.timeout(self.now);
                 }
             }
             Event::Route {
@@ -1285,12 +1050,12 @@ pub fn run(s: &Scenario) {
                 admit,
                 within,
             } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     route(r, *draw, admit, *within);
                 }
             }
             Event::SetWeight { peer, weight } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let known = r
                         .groups()
                         .iter()
@@ -1303,7 +1068,7 @@ pub fn run(s: &Scenario) {
                 index,
                 weight,
             } => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let (g, i) = (usize::from(*group % 5), usize::from(*index % 7));
                     let exists = r.groups().get(g).is_some_and(|x| i < x.len());
                     assert_eq!(r.set_weight_at(g, i, *weight), exists);
@@ -1313,7 +1078,7 @@ pub fn run(s: &Scenario) {
                 }
             }
             Event::SetMaxAttempts(n) => {
-                if let Some(r) = routes.as_mut() {
+                if let Some(r) = self.routes.as_mut() {
                     let before = r.max_forwarding_attempts();
                     match r.set_max_forwarding_attempts(*n) {
                         Ok(()) => assert_eq!(r.max_forwarding_attempts(), *n),

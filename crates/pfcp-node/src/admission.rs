@@ -22,7 +22,7 @@
 //! ## Queue and priority
 //!
 //! Requests wait in one FIFO per message priority (0 highest, clause 7.2.2.4.1); a request
-//! without MP gets the configured default ([`Classifier::received_request`], default 8). The
+//! without MP gets the configured default ([`Classifier::received_request`], default 15). The
 //! queue holds at most [`AdmissionConfig::queue_capacity`] requests. When it is full, the
 //! *lowest* priority is refused first: a newcomer of a higher priority than the lowest queued
 //! request evicts the newest request of that lowest priority (the one that would have been

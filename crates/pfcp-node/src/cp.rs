@@ -95,7 +95,7 @@
 //! b.encode_into(&mut buf)?;
 //! cp.handle_response(&upf, &Message::decode(&buf)?, now);
 //!
-//! let ctx = RequestContext { arp_levels: &[9], ..RequestContext::default() };
+//! let ctx = RequestContext::default().with_arp([9]);
 //! let d = cp.decide(&upf, MessageType::SESSION_ESTABLISHMENT_REQUEST, &ctx, now, 0);
 //! assert!(matches!(d, CpDecision::Reject { cause: Cause::PFCP_ENTITY_IN_CONGESTION, .. }));
 //! // Heartbeats are never throttled.
@@ -367,7 +367,7 @@ impl CpOverloadControl {
         draw: u64,
     ) -> CpDecision {
         let procedure = Procedure::of(message_type);
-        let mut ctx = *ctx;
+        let mut ctx = ctx.reborrow();
         if ctx.procedure.is_none() {
             ctx.procedure = procedure;
         }

@@ -246,7 +246,7 @@ impl World {
             }
         } else {
             RequestContext {
-                arp_levels: &[9],
+                arp: [9].into(),
                 ..RequestContext::default()
             }
         };

@@ -290,6 +290,7 @@ async fn up_session_reports_pass_the_egress_throttle_towards_the_cp() {
     println!("reports: {sent} sent, {throttled} throttled at the UP, {got} received by the CP");
     assert!(throttled >= 200, "{throttled}");
     assert_eq!(got, sent);
-    // About 100/s over ~0.4 s plus the burst: far from 400.
-    assert!((30..=120).contains(&sent), "{sent}");
+    // The reports carry no MP: the lowest priority (the router's 0), which level 1 sheds
+    // once the offered rate reaches the Max EMR. What goes is the burst and the first ticks'.
+    assert!((5..=60).contains(&sent), "{sent}");
 }

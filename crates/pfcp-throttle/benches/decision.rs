@@ -11,7 +11,9 @@
 //!   `on_send` of an answer (two messages per iteration); `egress/decide/overload`: offered at
 //!   twice the Max EMR (level 3, the cap shedding); `egress/decide+clock`: `egress/decide` with
 //!   `now` read from `Instant::now()` in the loop, as a caller would, for a like-for-like
-//!   comparison with governor, which reads its clock inside `check`. The decision goes to
+//!   comparison with governor, which reads its clock inside `check`; `egress/check+commit`:
+//!   the two steps of a route candidate (`check`, then `commit` of the permit) at the load of
+//!   `egress/decide`. The decision goes to
 //!   `black_box` by reference: by value, the compiler stored its two bytes (variant and
 //!   level) one at a time and read them back as one 16-bit word, a failed store-to-load
 //!   forwarding that cost 2-4 ns per iteration here and that no caller matching on the
@@ -35,12 +37,14 @@
 //!
 //! Run: `cargo bench -p pfcp-throttle --bench decision -- --warm-up-time 1 --measurement-time 3`
 
+use std::borrow::Cow;
 use std::hint::black_box;
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use governor::{Quota, RateLimiter};
+use pfcp_throttle::classify::{ArpLevels, Registration, RequestState};
 use pfcp_throttle::egress::{EgressConfig, EgressThrottle, MessageKind, ThresholdPair};
 use pfcp_throttle::{
     Classifier, ClassifierConfig, LossThrottle, Procedure, RequestClass, RequestContext,
@@ -178,6 +182,33 @@ fn bench_egress(c: &mut Criterion) {
             })
         });
     }
+    // The two steps of a route candidate: `check`, then `commit` of the permit, at the load
+    // of `egress/decide` (half the Max EMR).
+    let mut t = EgressThrottle::new(egress_config(), base).expect("valid");
+    let mut i = 0u64;
+    let gap_ns = 200_000u64;
+    let step = |t: &mut EgressThrottle, i: &mut u64| {
+        *i += 1;
+        let now = base + Duration::from_nanos(*i * gap_ns);
+        let prio = mix[*i as usize & MASK].priority;
+        match t.check(MessageKind::Request, black_box(prio), now) {
+            Ok(permit) => {
+                t.commit(permit, now);
+                true
+            }
+            Err(_) => false,
+        }
+    };
+    while i * gap_ns < 2_000_000_000 {
+        let _ = step(&mut t, &mut i);
+    }
+    assert_eq!(t.level(), 0, "check+commit: level {}", t.level());
+    g.bench_function("check+commit", |b| {
+        b.iter(|| {
+            let sent = step(&mut t, &mut i);
+            black_box(&sent);
+        })
+    });
     // The caller reads the clock for each decision: real time, so the offered rate is
     // whatever the loop achieves (far above the Max EMR: the level-3 / cap path).
     let mut t = EgressThrottle::new(egress_config(), base).expect("valid");
@@ -210,18 +241,24 @@ fn bench_classify(c: &mut Criterion) {
         Some(Procedure::SessionReport),
     ];
     let contexts: Vec<RequestContext<'static>> = (0..16usize)
-        .map(|k| RequestContext {
-            procedure: procedures[k % 4],
-            emergency: k == 7,
-            emps: k == 11,
-            arp_levels: arps[(k / 4) % 4],
-            low_access_priority: k == 13,
-            dnn: dnns[(k + 1) % 4],
-            established: k % 3 != 0,
-            later_step: k % 5 == 1,
-            additional_session: k % 7 == 2,
-            restoration: k == 9,
-            ..RequestContext::default()
+        .map(|k| {
+            let state = RequestState {
+                follows_admitted: (k % 5 == 1).then_some(true),
+                additional_session: (k % 7 == 2).then_some(true),
+                restoration: (k == 9).then_some(true),
+                registration: (k % 3 == 0).then_some(Registration::NotRegistered),
+                ..RequestState::UNKNOWN
+            };
+            RequestContext {
+                procedure: procedures[k % 4],
+                emergency: k == 7,
+                emps: k == 11,
+                arp: ArpLevels::from_levels(arps[(k / 4) % 4]),
+                low_access_priority: k == 13,
+                dnn: dnns[(k + 1) % 4].map(Cow::Borrowed),
+                state,
+                ..RequestContext::default()
+            }
         })
         .collect();
     let mut i = 0usize;

@@ -12,8 +12,14 @@
 //! The *egress message rate* counts requests **and** answers, as in DSR: "the EMR on a
 //! Connection being throttled is equivalent to the egress Request rate + the egress Answer
 //! rate". Every message offered for the connection is counted, whether it was sent or
-//! throttled. That means every [`EgressThrottle::decide`] and every [`EgressThrottle::on_send`].
-//! This is DSR's "offered rate", and it is what drives the levels. Because throttling does not
+//! throttled. That means every [`EgressThrottle::decide`], every [`EgressThrottle::commit`]
+//! and every [`EgressThrottle::on_send`], and nothing else (a refused
+//! [`EgressThrottle::check`] is not offered here). For the peer to receive no more than the
+//! Max EMR, record **everything** the connection carries: answers, retransmissions
+//! ([`MessageKind::Retransmission`]: they surge in overload), Heartbeat and association
+//! messages ([`MessageKind::Management`]), each once, through `decide` or `on_send`
+//! ([`EgressStats::counted`] sums them). This is DSR's "offered rate", and it is what drives
+//! the levels. Because throttling does not
 //! lower the measured rate, there is no feedback loop: a steady offered rate gives a steady
 //! level. Had the levels followed the rate *admitted* after throttling, the level would
 //! oscillate by itself.
@@ -120,6 +126,38 @@
 //! mode, set every cut-off to priority 15. Then the levels only report the congestion
 //! state, and the cap alone sheds, lowest priority first.
 //!
+//! ## Exempt requests
+//!
+//! A request whose [`RequestClass`] is exempt (eMPS, emergency: the router's priority 4,
+//! see [`crate::priority`]) passes every level ("Requests with Priority x or greater are
+//! allowed over the Connection") and the cap: it is admitted like an answer, taking a token
+//! and a place in the window, and counted in [`EgressStats::sent_exempt`]. It takes a
+//! pending slot and meets the pending limit like any request. So exempt traffic can take a
+//! window past its budget, as answers can; the non-exempt requests then get less.
+//!
+//! ## Level-only mode
+//!
+//! With [`EgressConfig::hard_cap`] off, the levels alone throttle: at level `x` the
+//! priorities the cut-off sends go whatever the rate, the others are throttled
+//! ([`ThrottleReason::RateLimit`] never happens). This is the router's threshold mode; the
+//! cap's bucket and window are not consulted, and [`EgressThrottle::rate_limit_boundary`]
+//! is `None`.
+//!
+//! ## Deciding in two steps
+//!
+//! [`EgressThrottle::decide`] counts the message whatever the outcome. Where one request is
+//! offered to several connections and sent on one (a [`RouteList`](crate::RouteList)),
+//! counting the refusals would raise the measured rate of connections that never carry the
+//! request, and diverted traffic would keep the preferred group congested. So
+//! [`EgressThrottle::check`] asks without counting and returns an [`EgressPermit`], and
+//! [`EgressThrottle::commit`] counts it once the message is sent on that connection (drop the
+//! permit otherwise). [`PeerThrottles`](crate::peer::PeerThrottles) uses the two steps with
+//! the Loss throttle in front.
+//!
+//! With refusals uncounted the levels follow the carried load: when the diverted traffic
+//! would come back and congest the connection again, the level rises again within one
+//! convergence time, and the abatement time bounds how often that can happen.
+//!
 //! ## Pending transactions
 //!
 //! With [`EgressConfig::max_pending`] set, a request is throttled with
@@ -145,7 +183,7 @@
 //! use pfcp_throttle::egress::{
 //!     EgressConfig, EgressDecision, EgressThrottle, MessageKind, ThresholdPair, ThrottleReason,
 //! };
-//! use pfcp_wire::MessagePriority;
+//! use pfcp_throttle::{MessagePriority, RequestClass};
 //!
 //! // Max EMR 1000 msg/s and three threshold pairs: 60/55, 80/75 and 100/90 %.
 //! let mut config = EgressConfig::new(1000);
@@ -165,7 +203,8 @@
 //! conn.handle_timeout(now);
 //! assert_eq!(conn.level(), 2);
 //!
-//! // Level 2 throttles priorities 8..=15 (the default cut-off is 7); 0..=7 still go.
+//! // Level 2 throttles priorities 8..=15 (the default cut-off is 7); 0..=7 still go, and
+//! // so does an exempt (emergency) request of any priority.
 //! let low = MessagePriority::new(9).unwrap();
 //! let high = MessagePriority::new(3).unwrap();
 //! assert_eq!(
@@ -173,6 +212,7 @@
 //!     EgressDecision::Throttle(ThrottleReason::Level(2))
 //! );
 //! assert!(conn.decide(MessageKind::Request, high, now).is_send());
+//! assert!(conn.decide(MessageKind::Request, RequestClass::exempt(low), now).is_send());
 //! // Answers are never throttled.
 //! assert!(conn.decide(MessageKind::Answer, low, now).is_send());
 //! # Ok::<(), pfcp_throttle::egress::EgressConfigError>(())
@@ -183,17 +223,12 @@ use std::time::Instant;
 
 use pfcp_wire::{MessagePriority, MessageType};
 
+use crate::loss::RequestClass;
+
 /// Most ticks a convergence window may span (the window is kept as one counter per tick).
 pub const MAX_WINDOW_TICKS: u32 = 1024;
 
 const NANOS_PER_SEC: u128 = 1_000_000_000;
-
-const fn prio(value: u8) -> MessagePriority {
-    match MessagePriority::new(value) {
-        Some(p) => p,
-        None => MessagePriority::LOWEST,
-    }
-}
 
 /// A duration in whole nanoseconds, `None` if it is longer than a `u64` counts (584 years).
 fn nanos(d: Duration) -> Option<u64> {
@@ -202,12 +237,16 @@ fn nanos(d: Duration) -> Option<u64> {
 
 mod cap;
 mod config;
+mod levels;
+mod sets;
+mod two_phase;
 mod types;
 mod window;
 
 use cap::Cap;
 pub use config::{EgressConfig, EgressConfigError, ThresholdPair};
-pub use types::{EgressDecision, EgressStats, MessageKind, ThrottleReason};
+pub use sets::{EgressConfigSets, EgressSetError, SetId};
+pub use types::{EgressDecision, EgressPermit, EgressStats, MessageKind, ThrottleReason};
 use window::Window;
 
 /// The egress throttle of one connection: DSR's Per Connection Egress Message Throttling
@@ -309,25 +348,34 @@ impl EgressThrottle {
         self.pending
     }
 
-    /// Decides for a PFCP message, with the kind taken from its type. See
+    /// Decides for a PFCP message, with the kind taken from its type
+    /// ([`MessageKind::of`]: Heartbeat and Association requests are never throttled). See
     /// [`EgressThrottle::decide`].
     pub fn decide_message(
         &mut self,
         message_type: MessageType,
-        priority: MessagePriority,
+        class: impl Into<RequestClass>,
         now: Instant,
     ) -> EgressDecision {
-        self.decide(MessageKind::of(message_type), priority, now)
+        self.decide(MessageKind::of(message_type), class, now)
     }
 
     /// Decides for a message about to be sent on the connection at `now`, and counts it in the
-    /// measured rate whatever the outcome. An answer is always sent. A request is throttled by
-    /// the congestion level first, then by the pending limit, then by the cap. If the decision
-    /// is [`EgressDecision::Send`], the message is counted as sent: it takes a token, a place
-    /// in the admission window and, if it is a request, a pending slot. So call this once per
-    /// message, and do not also call [`EgressThrottle::on_send`] for it.
+    /// measured rate whatever the outcome (the offered rate). Only a
+    /// [`MessageKind::Request`] can be throttled: by the congestion level first, then by the
+    /// pending limit, then by the cap. An exempt request passes the level and the cap (module
+    /// docs, "Exempt requests"). If the decision is [`EgressDecision::Send`], the message is
+    /// counted as sent: it takes a token, a place in the admission window and, if it is a
+    /// request, a pending slot. So call this once per message, and do not also call
+    /// [`EgressThrottle::on_send`] for it.
     ///
-    /// For a request without a PFCP priority, pass the one your classifier assigns.
+    /// `class` is the request's [`RequestClass`] or just its priority (a
+    /// [`MessagePriority`] converts to a non-exempt class). For a request without a priority
+    /// pass [`RequestClass::unprioritised`] (the lowest, as the router does; see
+    /// [`crate::priority`]).
+    ///
+    /// To ask without counting, for example to try the peers of a route list, use
+    /// [`EgressThrottle::check`] and [`EgressThrottle::commit`].
     // Always inlined: the common path (no tick due, a full bucket, a request sent) is a few
     // compares and counters, and a call would cost a good part of it, `now` being passed
     // through memory. The rare paths (ticks, an exact refill, the window near its budget,
@@ -336,39 +384,87 @@ impl EgressThrottle {
     pub fn decide(
         &mut self,
         kind: MessageKind,
-        priority: MessagePriority,
+        class: impl Into<RequestClass>,
         now: Instant,
     ) -> EgressDecision {
+        let class = class.into();
         self.catch_up(now);
         self.window.current.total = self.window.current.total.saturating_add(1);
-        if kind == MessageKind::Answer {
-            self.stats.offered_answers += 1;
-            self.stats.sent_answers += 1;
-            self.admit_fixed();
+        if kind != MessageKind::Request {
+            self.count_unthrottled(kind);
             return EgressDecision::Send;
         }
         self.stats.offered_requests += 1;
-        let q = priority.value();
+        let q = class.priority.value();
+        if class.exempt {
+            return self.decide_exempt(q);
+        }
         if q > self.level_cut {
             return self.throttled(ThrottleReason::Level(self.level), q);
         }
         if u64::from(self.pending) >= self.pending_limit {
             return self.throttled(ThrottleReason::PendingLimit, q);
         }
+        if self.config.hard_cap {
+            let current = &mut self.window.current;
+            // Demand on the cap, whether or not it gets a token (`q & 15`: see `Cap::admits`).
+            if let Some(d) = current.demand.get_mut(usize::from(q & 15)) {
+                *d = d.saturating_add(1);
+            }
+            let admitted = current.admitted;
+            if !self.cap.admits(q, admitted, now, self.next_tick_at) {
+                return self.throttled(ThrottleReason::RateLimit, q);
+            }
+        }
+        self.admit_request();
+        EgressDecision::Send
+    }
+
+    /// Counts a request admitted past the checks: a place in the window, a token, a
+    /// pending slot.
+    #[inline(always)]
+    fn admit_request(&mut self) {
         let current = &mut self.window.current;
-        // Demand on the cap, whether or not it gets a token (`q & 15`: see `Cap::admits`).
-        if let Some(d) = current.demand.get_mut(usize::from(q & 15)) {
-            *d = d.saturating_add(1);
-        }
-        let admitted = current.admitted;
-        if !self.cap.admits(q, admitted, now, self.next_tick_at) {
-            return self.throttled(ThrottleReason::RateLimit, q);
-        }
-        self.window.current.admitted = admitted.saturating_add(1);
+        current.admitted = current.admitted.saturating_add(1);
         self.cap.take();
         self.pending = self.pending.saturating_add(1);
         self.stats.sent_requests += 1;
+    }
+
+    /// An exempt request of priority `q`, already counted as offered: only the pending limit
+    /// applies; it is admitted like an answer (it may take the window past its budget).
+    #[inline(never)]
+    fn decide_exempt(&mut self, q: u8) -> EgressDecision {
+        if u64::from(self.pending) >= self.pending_limit {
+            return self.throttled(ThrottleReason::PendingLimit, q);
+        }
+        self.admit_exempt();
         EgressDecision::Send
+    }
+
+    fn admit_exempt(&mut self) {
+        self.admit_fixed();
+        self.pending = self.pending.saturating_add(1);
+        self.stats.sent_requests += 1;
+        self.stats.sent_exempt += 1;
+    }
+
+    /// Counts a message of a kind that is never throttled (already counted in the rate).
+    #[inline]
+    fn count_unthrottled(&mut self, kind: MessageKind) {
+        self.admit_fixed();
+        match kind {
+            MessageKind::Request => {
+                self.stats.offered_requests += 1;
+                self.stats.sent_requests += 1;
+            }
+            MessageKind::Answer => {
+                self.stats.offered_answers += 1;
+                self.stats.sent_answers += 1;
+            }
+            MessageKind::Retransmission => self.stats.sent_retransmissions += 1,
+            MessageKind::Management => self.stats.sent_management += 1,
+        }
     }
 
     /// Counts a request of priority `q` throttled for `reason`. Out of line, so that the
@@ -386,26 +482,20 @@ impl EgressThrottle {
         EgressDecision::Throttle(reason)
     }
 
-    /// Records a message sent at `now` without a decision, for example an answer that
-    /// the caller does not route through [`EgressThrottle::decide`], or the retransmission of
-    /// a request that was admitted before. It counts in the measured rate and takes a token
-    /// (the bucket may go into debt) and a place in the admission window (which it may
-    /// overfill). It takes no pending slot: a retransmission is not a new transaction.
+    /// Records a message sent at `now` without a decision: everything else the connection
+    /// carries, so that the measured rate is the whole egress message rate and the peer
+    /// receives no more than the Max EMR. That is every answer not routed through
+    /// [`EgressThrottle::decide`], every retransmission ([`MessageKind::Retransmission`]),
+    /// every Heartbeat, Association or other management message
+    /// ([`MessageKind::Management`]), and a request sent without asking
+    /// ([`MessageKind::Request`]). It counts in the measured rate and takes a token (the
+    /// bucket may go into debt) and a place in the admission window (which it may overfill).
+    /// It takes no pending slot: a retransmission is not a new transaction.
     #[inline]
     pub fn on_send(&mut self, kind: MessageKind, now: Instant) {
         self.catch_up(now);
         self.window.current.total = self.window.current.total.saturating_add(1);
-        self.admit_fixed();
-        match kind {
-            MessageKind::Request => {
-                self.stats.offered_requests += 1;
-                self.stats.sent_requests += 1;
-            }
-            MessageKind::Answer => {
-                self.stats.offered_answers += 1;
-                self.stats.sent_answers += 1;
-            }
-        }
+        self.count_unthrottled(kind);
     }
 
     /// A request admitted by [`EgressThrottle::decide`] has ended: it was answered, it timed
@@ -437,8 +527,12 @@ impl EgressThrottle {
 
     /// The boundary priority of the cap, as of the last tick: the highest priority whose
     /// demand, added to the answers' and the higher priorities', no longer fits in the Max
-    /// EMR. `None` while everything is estimated to fit. See the module docs, "Hard cap".
+    /// EMR. `None` while everything is estimated to fit, and in the level-only mode. See the
+    /// module docs, "Hard cap".
     pub fn rate_limit_boundary(&self) -> Option<MessagePriority> {
+        if !self.config.hard_cap {
+            return None;
+        }
         MessagePriority::new(self.cap.boundary())
     }
 
@@ -465,115 +559,6 @@ impl EgressThrottle {
             self.advance(now);
         }
         self.cap.refill(now);
-    }
-
-    /// Processes every tick up to `now`. Once the window is empty and a zero rate has been
-    /// seen, every following tick sees the same zero rate. Such ticks are skipped, up to the
-    /// next instant the level can fall (its abatement timer, which the first zero tick
-    /// started) or up to `now`. That gives the same levels and counters as processing
-    /// every tick, at a cost of about one window plus two ticks per level.
-    #[cold]
-    #[inline(never)]
-    fn advance(&mut self, now: Instant) {
-        let t = self.clock(now);
-        while self.ticking && self.next_tick <= t {
-            if self.window.is_idle() && self.last_zero {
-                let limit = match usize::from(self.level).checked_sub(1) {
-                    None => t,
-                    Some(index) => match self.below_since.get(index).copied().flatten() {
-                        // An abatement time that ends past what the clock counts never runs
-                        // out: the level cannot fall, skip to `t` (fuzz-found: this used to
-                        // fall back to one tick at a time, a hang on a long gap).
-                        Some(since) => self
-                            .abatement_ns
-                            .and_then(|a| since.checked_add(a))
-                            .map_or(t, |end| end.min(t)),
-                        None => self.next_tick,
-                    },
-                };
-                // `tick_ns > 0` (validated); the skip ends at or before `limit <= t`.
-                let behind = limit.saturating_sub(self.next_tick) / self.tick_ns.max(1);
-                if behind > 0 {
-                    self.next_tick += behind * self.tick_ns;
-                    self.stats.ticks += behind;
-                }
-            }
-            let at = self.next_tick;
-            self.tick(at);
-            let next = at.checked_add(self.tick_ns).and_then(|ns| {
-                let instant = self.origin.checked_add(Duration::from_nanos(ns))?;
-                Some((ns, instant))
-            });
-            match next {
-                Some((ns, instant)) => {
-                    self.next_tick = ns;
-                    self.next_tick_at = instant;
-                }
-                None => self.ticking = false,
-            }
-        }
-    }
-
-    /// One tick at time `at`: close the current tick's counts into the window, then
-    /// recompute the level and the cap.
-    fn tick(&mut self, at: u64) {
-        self.stats.ticks += 1;
-        let (recent, last) = self.window.close_tick();
-        self.last_zero = self.window.sums.total == 0;
-        self.update_level(at);
-        self.cap.on_tick(&self.window.sums, recent, &last);
-    }
-
-    /// Whether the measured rate is at least `percent` % of the Max EMR (exact integers:
-    /// `sum / window >= percent / 100 * max_rate`).
-    fn rate_at_least(&self, percent: u8) -> bool {
-        u128::from(self.window.sums.total) * 100 * NANOS_PER_SEC
-            >= u128::from(percent) * u128::from(self.config.max_rate) * self.window_ns
-    }
-
-    fn update_level(&mut self, at: u64) {
-        let mut up = 0u8;
-        let mut below = [false; 3];
-        for ((level, pair), b) in (1u8..).zip(self.config.thresholds).zip(below.iter_mut()) {
-            if let Some(pair) = pair {
-                if self.rate_at_least(pair.throttle) {
-                    up = level;
-                }
-                *b = !self.rate_at_least(pair.abatement);
-            }
-        }
-        for (since, b) in self.below_since.iter_mut().zip(below) {
-            if b {
-                since.get_or_insert(at);
-            } else {
-                *since = None;
-            }
-        }
-        let before = self.level;
-        if up > self.level {
-            self.level = up;
-        } else {
-            while let Some(index) = usize::from(self.level).checked_sub(1) {
-                let expired = self
-                    .below_since
-                    .get(index)
-                    .copied()
-                    .flatten()
-                    .zip(self.abatement_ns)
-                    .is_some_and(|(since, a)| at.saturating_sub(since) >= a);
-                if !expired {
-                    break;
-                }
-                self.level -= 1;
-            }
-        }
-        if self.level != before {
-            self.stats.level_changes += 1;
-            self.level_cut = usize::from(self.level)
-                .checked_sub(1)
-                .and_then(|i| self.config.level_cutoff.get(i))
-                .map_or(15, |cut| cut.value());
-        }
     }
 }
 

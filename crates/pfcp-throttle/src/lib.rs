@@ -30,12 +30,9 @@
 //! for i in 0..1000 {
 //!     // 90 % new sessions at ARP 9, 10 % emergency sessions.
 //!     let emergency = i % 10 == 0;
-//!     let ctx = RequestContext {
-//!         procedure: Some(Procedure::SessionEstablishment),
-//!         emergency,
-//!         arp_levels: &[9],
-//!         ..RequestContext::default()
-//!     };
+//!     let ctx = RequestContext::new(Procedure::SessionEstablishment)
+//!         .with_emergency(emergency)
+//!         .with_arp([9]);
 //!     let class = classifier.classify(&ctx).class;
 //!     if to_upf1.decide(class).is_send() {
 //!         if emergency { sent_emergency += 1 } else { sent_new += 1 }
@@ -81,17 +78,35 @@
     )
 )]
 
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub mod classify;
 pub mod egress;
 pub mod loss;
+pub mod peer;
+pub mod priority;
 pub mod routing;
 
-pub use classify::{Classification, Classifier, ClassifierConfig, Procedure, RequestContext};
+/// The message priority type (0 highest .. 15 lowest) the throttles rank by, re-exported so
+/// that callers of other protocols need not name `pfcp-wire`.
+pub use pfcp_wire::MessagePriority;
+
+pub use classify::{
+    Adjustment, AdjustmentSet, ArpLevels, Classification, Classifier, ClassifierConfig, Procedure,
+    Registration, RequestContext, RequestState, Rule, StateTracker, SwxClassifier, SwxCommand,
+    SwxRequest, TrackerConfig,
+};
 pub use egress::{
-    EgressConfig, EgressConfigError, EgressDecision, EgressStats, EgressThrottle, MessageKind,
-    ThresholdPair, ThrottleReason,
+    EgressConfig, EgressConfigError, EgressConfigSets, EgressDecision, EgressPermit, EgressStats,
+    EgressThrottle, MessageKind, ThresholdPair, ThrottleReason,
 };
 pub use loss::{Decision, LossConfig, LossStats, LossThrottle, RequestClass, Throttled};
+pub use peer::{PeerThrottles, Refusal};
+pub use priority::{RouterPriority, UNPRIORITISED};
 pub use routing::{
-    Admission, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError, Routed,
+    Admission, Forwarding, RouteFailure, RouteFailureReason, RouteGroup, RouteList, RouteListError,
+    Routed,
 };

@@ -104,6 +104,12 @@ impl RequestClass {
         }
     }
 
+    /// A request without a priority: [`UNPRIORITISED`](crate::priority::UNPRIORITISED), the
+    /// lowest, not exempt (the signalling router's priority 0, shed first).
+    pub const fn unprioritised() -> Self {
+        RequestClass::new(crate::priority::UNPRIORITISED)
+    }
+
     /// Position in the shedding order: 0 is shed first (priority 15), 16 last (exempt).
     pub const fn rank(self) -> usize {
         if self.exempt {
@@ -111,6 +117,21 @@ impl RequestClass {
         } else {
             15 - (self.priority.value() as usize & 15)
         }
+    }
+}
+
+/// [`RequestClass::unprioritised`]: the lowest priority, not exempt (not `MessagePriority`'s
+/// own default, which is the highest; see [`crate::priority`]).
+impl Default for RequestClass {
+    fn default() -> Self {
+        RequestClass::unprioritised()
+    }
+}
+
+/// A non-exempt class of that priority.
+impl From<MessagePriority> for RequestClass {
+    fn from(priority: MessagePriority) -> Self {
+        RequestClass::new(priority)
     }
 }
 
@@ -227,11 +248,15 @@ pub struct Throttled {
 
 /// Counters per rank since creation (index: [`RequestClass::rank`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct LossStats {
     /// Requests offered.
     pub offered: [u64; RANKS],
     /// Requests throttled.
     pub throttled: [u64; RANKS],
+    /// Requests this throttle let through that were not sent after all (another throttle
+    /// refused them, [`LossThrottle::unsent`]): counted towards the reduction.
+    pub unsent: [u64; RANKS],
     /// Throttled requests above the boundary rank (escalations, see [`LossConfig::escalate_after`]):
     /// the priority-inversion tolerance actually used.
     pub escalated: u64,
@@ -377,6 +402,34 @@ impl LossThrottle {
     pub fn decide_with_draw_at(&mut self, class: RequestClass, draw: u32, percent: u8) -> Decision {
         self.retarget(percent);
         self.decide_with_draw(class, draw)
+    }
+
+    /// A request of `class` that [`LossThrottle::decide`] (or `decide_with_draw`) let
+    /// through was not sent after all: another throttle on the way refused it, typically the
+    /// connection's [`EgressThrottle`](crate::egress::EgressThrottle). The request counts as
+    /// a drop towards the reduction (the destination did not get it), so the two throttles
+    /// together shed what the reduction asks and not that plus what the other one refused.
+    /// Call it only after a [`Decision::Send`], at most once per request.
+    ///
+    /// The drop credit goes down by one request, as for a drop of its own (within
+    /// [`LossConfig::max_credit`]): while another throttle sheds more than the reduction,
+    /// this one sheds nothing, and it resumes within `max_credit` requests once the other
+    /// stops. In window-exact mode the credit then lies in `[-3/2, +1/2)` requests instead of
+    /// `[-1/2, +1/2)`, so over every run of requests the drops plus the unsent requests are
+    /// within two requests of the target (one without unsent requests), as long as the
+    /// unsent requests do not outrun it by more than `max_credit`. Exempt requests in
+    /// window-exact mode are not counted, so their unsent ones are not either. See
+    /// [`PeerThrottles`](crate::peer::PeerThrottles) for the two throttles decided together.
+    pub fn unsent(&mut self, class: RequestClass) {
+        if self.config.exact_window && class.exempt {
+            return;
+        }
+        let bound = i64::from(self.config.max_credit.max(1)) * 100;
+        self.credit = (self.credit - 100).max(-bound);
+        let rank = class.rank().min(RANKS - 1);
+        if let Some(n) = self.stats.unsent.get_mut(rank) {
+            *n += 1;
+        }
     }
 
     /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the

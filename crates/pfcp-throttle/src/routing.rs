@@ -17,13 +17,24 @@
 //!    deliver a Request after all the Peers or Connections in the current Route Group are
 //!    exhausted."
 //!
-//! Every admission check counts as one forwarding attempt. Routing stops with
-//! [`RouteFailureReason::MaxAttempts`] when [`RouteList::max_forwarding_attempts`] checks
-//! have refused and an eligible peer is still untried. DSR: alternate routing "is attempted
-//! only if the Maximum Per Message Forwarding Allowed is not exceeded". A
-//! [`RouteFailure`] is meant to be handled as a rejection by the destination. TS 29.244
-//! 6.2.4.4 says a throttled request is "failed locally as though the UP had rejected it".
-//! [`RouteFailure::cause`] gives cause 74, "PFCP entity in congestion".
+//! A refused admission check is not a forwarding: DSR's Maximum Per Message Forwarding
+//! Allowed ([`RouteList::max_forwarding_attempts`]) counts the times a request is *sent*,
+//! and alternate routing "is attempted only if the Maximum Per Message Forwarding Allowed ...
+//! is not exceeded". One [`RouteList::route`] sends the request at most once, asking each
+//! eligible peer at most once, so it never exceeds the limit; the limit bounds the retries
+//! of one request after the peers it was sent to failed downstream (a timeout, an answer
+//! asking for another peer): [`RouteList::forward`] with the request's [`Forwarding`]
+//! history refuses with [`RouteFailureReason::MaxAttempts`] once the request has been sent
+//! that many times, and skips the peers it was sent to. A [`RouteFailure`] is meant to be
+//! handled as a rejection by the destination. TS 29.244 6.2.4.4 says a throttled request is
+//! "failed locally as though the UP had rejected it". [`RouteFailure::cause`] gives cause
+//! 74, "PFCP entity in congestion".
+//!
+//! A refused check should not count as load offered to that peer either: with
+//! [`PeerThrottles::admit`](crate::peer::PeerThrottles::admit) (or
+//! [`EgressThrottle::check`](crate::egress::EgressThrottle::check) and `commit`) as the
+//! admission, the connections a request passes over do not see their measured rate raised by
+//! traffic they never carry, so diverted traffic does not keep the preferred group congested.
 //!
 //! Routing does not allocate (beyond cloning the chosen peer id). Its scratch space is sized
 //! when the list is built.
@@ -38,7 +49,7 @@
 //! ## Example
 //!
 //! ```
-//! use pfcp_throttle::routing::{RouteFailureReason, RouteGroup, RouteList};
+//! use pfcp_throttle::routing::{Forwarding, RouteFailureReason, RouteGroup, RouteList};
 //!
 //! let preferred = RouteGroup::new().with_peer("upf-a", 1).with_peer("upf-b", 3);
 //! let fallback = RouteGroup::new().with_peer("upf-c", 1);
@@ -48,9 +59,15 @@
 //! let routed = routes.route(0x1234_5678_9abc_def0, &mut |_: &&str| true).unwrap();
 //! assert_eq!(routed.group, 0);
 //!
-//! // upf-a and upf-b are throttled: the request overflows to upf-c after 3 attempts.
+//! // upf-a and upf-b are throttled: the request overflows to upf-c after 3 checks.
 //! let routed = routes.route(42, &mut |p: &&str| *p == "upf-c").unwrap();
 //! assert_eq!((routed.peer, routed.group, routed.attempts), ("upf-c", 1, 3));
+//!
+//! // upf-c timed out: forward the request again, to another peer (upf-c skipped).
+//! let mut history = Forwarding::new();
+//! history.record(routed.peer);
+//! let again = routes.forward(&mut history, 9, &mut |p: &&str| *p != "upf-a").unwrap();
+//! assert_eq!((again.peer, history.forwards()), ("upf-b", 2));
 //!
 //! // Nobody admits: a failure to handle like a rejection by the UP (cause 74).
 //! let failure = routes.route(7, &mut |_: &&str| false).unwrap_err();
@@ -153,7 +170,7 @@ pub struct Routed<P> {
     pub group: usize,
     /// Its index in the group.
     pub index: usize,
-    /// Admission checks made, this one included (at least 1).
+    /// Admission checks made, this one included (at least 1). The request was sent once.
     pub attempts: u32,
 }
 
@@ -166,8 +183,8 @@ pub enum RouteFailureReason {
     /// Every eligible peer of every group refused.
     #[error("every eligible peer refused")]
     AllRefused,
-    /// [`RouteList::max_forwarding_attempts`] checks refused, and eligible peers were left
-    /// untried.
+    /// The request has been sent [`RouteList::max_forwarding_attempts`] times already
+    /// (DSR's Maximum Per Message Forwarding Allowed). No check was made.
     #[error("maximum forwarding attempts reached")]
     MaxAttempts,
 }
@@ -250,8 +267,9 @@ impl<P> RouteList<P> {
         &self.groups
     }
 
-    /// The most admission checks per request (DSR's "Maximum Per Message Forwarding
-    /// Allowed").
+    /// The most times one request may be sent (DSR's "Maximum Per Message Forwarding
+    /// Allowed"): its first transmission and its forwardings after a failure downstream.
+    /// Refused admission checks do not count.
     pub fn max_forwarding_attempts(&self) -> u32 {
         self.max_forwarding_attempts
     }
@@ -281,8 +299,9 @@ impl<P> RouteList<P> {
         }
     }
 
-    /// Routes one request with at most [`RouteList::max_forwarding_attempts`] admission
-    /// checks. See [`RouteList::route_within`].
+    /// Routes the first transmission of one request: asks the eligible peers, group by
+    /// group, each at most once, and returns the first that admits (see
+    /// [`RouteList::route_within`]).
     pub fn route<A>(&mut self, draw: u64, admission: &mut A) -> Result<Routed<P>, RouteFailure>
     where
         P: Clone,
@@ -291,9 +310,11 @@ impl<P> RouteList<P> {
         self.route_within(self.max_forwarding_attempts, draw, admission)
     }
 
-    /// Routes one request with at most `max_attempts` admission checks. Use this to retry
-    /// after the chosen peer failed downstream (a timeout, or a rejection with cause 74): pass
-    /// the attempts left, and make the admission refuse the peers already used.
+    /// Routes one request that may still be sent `forwards_left` times: with 0 it fails with
+    /// [`RouteFailureReason::MaxAttempts`] and asks nobody, otherwise it routes as
+    /// [`RouteList::route`] does (refused checks do not count against the limit). To retry
+    /// after the chosen peer failed downstream, [`RouteList::forward`] keeps the count and the
+    /// peers already used.
     ///
     /// `draw` is a uniformly random `u64` from the caller's RNG. The successive picks of one
     /// request are derived from it (SplitMix64), so equal draws give equal routes. Each pick
@@ -302,7 +323,44 @@ impl<P> RouteList<P> {
     /// first peer it admits is returned.
     pub fn route_within<A>(
         &mut self,
-        max_attempts: u32,
+        forwards_left: u32,
+        draw: u64,
+        admission: &mut A,
+    ) -> Result<Routed<P>, RouteFailure>
+    where
+        P: Clone,
+        A: Admission<P> + ?Sized,
+    {
+        self.route_inner(forwards_left, &|_: &P| false, draw, admission)
+    }
+
+    /// Forwards a request again (after the peers of `history` failed downstream): fails with
+    /// [`RouteFailureReason::MaxAttempts`] once `history` holds
+    /// [`RouteList::max_forwarding_attempts`] forwardings, skips the peers it holds (they are
+    /// not eligible, and cost no check), and records the peer it routes to.
+    pub fn forward<A>(
+        &mut self,
+        history: &mut Forwarding<P>,
+        draw: u64,
+        admission: &mut A,
+    ) -> Result<Routed<P>, RouteFailure>
+    where
+        P: Clone + Eq,
+        A: Admission<P> + ?Sized,
+    {
+        let left = self
+            .max_forwarding_attempts
+            .saturating_sub(history.forwards());
+        let used = &history.peers;
+        let routed = self.route_inner(left, &|p: &P| used.contains(p), draw, admission)?;
+        history.peers.push(routed.peer.clone());
+        Ok(routed)
+    }
+
+    fn route_inner<A>(
+        &mut self,
+        forwards_left: u32,
+        skip: &dyn Fn(&P) -> bool,
         draw: u64,
         admission: &mut A,
     ) -> Result<Routed<P>, RouteFailure>
@@ -317,7 +375,10 @@ impl<P> RouteList<P> {
             let Some(tried) = self.tried.get_mut(..group.peers.len()) else {
                 continue;
             };
-            tried.fill(false);
+            // A skipped peer counts as tried: not eligible for this request.
+            for (t, (peer, _)) in tried.iter_mut().zip(&group.peers) {
+                *t = skip(peer);
+            }
             loop {
                 let total: u64 = group
                     .peers
@@ -330,7 +391,7 @@ impl<P> RouteList<P> {
                     break;
                 }
                 eligible_seen = true;
-                if attempts >= max_attempts {
+                if forwards_left == 0 {
                     return Err(RouteFailure {
                         reason: RouteFailureReason::MaxAttempts,
                         attempts,
@@ -373,6 +434,42 @@ impl<P> RouteList<P> {
             },
             attempts,
         })
+    }
+}
+
+/// The peers one request was sent to, in order: its forwardings, for
+/// [`RouteList::forward`] and the Maximum Per Message Forwarding Allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forwarding<P> {
+    peers: Vec<P>,
+}
+
+impl<P> Default for Forwarding<P> {
+    fn default() -> Self {
+        Forwarding { peers: Vec::new() }
+    }
+}
+
+impl<P> Forwarding<P> {
+    /// A request not sent yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that the request was sent to `peer` (its first transmission, routed with
+    /// [`RouteList::route`] or sent directly).
+    pub fn record(&mut self, peer: P) {
+        self.peers.push(peer);
+    }
+
+    /// How many times the request was sent.
+    pub fn forwards(&self) -> u32 {
+        u32::try_from(self.peers.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The peers it was sent to, in order.
+    pub fn peers(&self) -> &[P] {
+        &self.peers
     }
 }
 

@@ -10,6 +10,14 @@
 #[path = "../../../fuzz/src/throttle.rs"]
 mod throttle;
 
+#[allow(unreachable_pub, dead_code)]
+#[path = "../../../fuzz/src/throttle_c2.rs"]
+mod throttle_c2;
+
+#[allow(unreachable_pub, dead_code)]
+#[path = "../../../fuzz/src/throttle_egress.rs"]
+mod throttle_egress;
+
 #[path = "../../../fuzz/src/replay.rs"]
 mod replay;
 
@@ -30,4 +38,15 @@ fn regressions() {
 #[test]
 fn pseudo_random_inputs() {
     replay::pseudo_random(300, 600, throttle::throttle);
+}
+
+/// The second input format ([`throttle::FORMAT_V2`]: the C.2 state, the tracker and the
+/// later modes) on pseudo-random inputs.
+#[test]
+fn pseudo_random_v2_inputs() {
+    replay::pseudo_random(4000, 3000, |data| {
+        let mut input = vec![throttle::FORMAT_V2];
+        input.extend_from_slice(data);
+        throttle::throttle(&input);
+    });
 }

@@ -66,7 +66,7 @@ pub struct AdmissionConfig {
     /// Longest a request may wait before it is taken out for rejection. Default `None`.
     pub max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
-    /// without MP, default 8) is used here.
+    /// without MP, default 15) is used here.
     pub classifier: ClassifierConfig,
     /// The Overload Reduction Metric reporter; its `interval` is the control interval. If
     /// `service_rate` is set and `capacity` is not, the capacity is `service_rate x interval`.

@@ -88,7 +88,7 @@ fn feed(
 
 fn low<'a>() -> RequestContext<'a> {
     RequestContext {
-        arp_levels: &[9],
+        arp: [9].into(),
         ..RequestContext::default()
     }
 }
@@ -552,7 +552,9 @@ fn egress_throttle_caps_a_connection() {
     cp.on_retransmit(&dest, now);
     cp.transaction_ended(&dest);
     let egress = cp.egress_throttle(&upf(1)).unwrap();
-    assert_eq!(egress.stats().sent_requests as usize, sent + 2);
+    // The retransmission is recorded as a request, the heartbeat as a management message.
+    assert_eq!(egress.stats().sent_requests as usize, sent + 1);
+    assert_eq!(egress.stats().sent_management, 1);
     cp.handle_timeout(now + Duration::from_secs(1));
     assert!(cp
         .decide(&dest, SER, &low(), now + Duration::from_secs(1), 0)

@@ -598,7 +598,7 @@ impl Node {
                 }
             }
         }
-        // A report without MP gets the classifier's default for requests.
+        // A report without MP gets the classifier's default for requests (15, the lowest).
         let priority = header
             .priority
             .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));

@@ -6,7 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
-use pfcp_throttle::classify::{Procedure, Snssai};
+use pfcp_throttle::classify::{ArpLevels, Procedure, Registration, RequestState, Snssai};
 use pfcp_throttle::RequestContext;
 use pfcp_wire::ie::FSeid;
 use pfcp_wire::{
@@ -92,20 +92,24 @@ impl RequestProfile {
         self
     }
 
-    /// The classifier's view of it, for a request of `procedure`.
+    /// The classifier's view of it, for a request of `procedure`. A flag left false is "not
+    /// known": the classifier's table decides (pfcp-throttle's C.2 rules).
     pub fn context(&self, procedure: Option<Procedure>) -> RequestContext<'_> {
         RequestContext {
             procedure,
             emergency: self.emergency,
             emps: self.emps,
-            arp_levels: &self.arp_levels,
+            arp: ArpLevels::from_levels(&self.arp_levels),
             low_access_priority: self.low_access_priority,
-            dnn: self.dnn.as_deref(),
+            dnn: self.dnn.as_deref().map(std::borrow::Cow::Borrowed),
             snssai: self.snssai,
-            established: self.established,
-            later_step: self.later_step,
-            restoration: self.restoration,
-            additional_session: self.additional_session,
+            state: RequestState {
+                registration: self.established.then_some(Registration::Registered),
+                follows_admitted: self.later_step.then_some(true),
+                additional_session: self.additional_session.then_some(true),
+                restoration: self.restoration.then_some(true),
+                releases_resources: None,
+            },
         }
     }
 }

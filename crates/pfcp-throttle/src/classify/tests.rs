@@ -1,4 +1,8 @@
-//! Classifier tests: one per rule of the default table.
+//! Classifier tests: one per rule of the PFCP table, the adjustments reported, the context
+//! type, and the state tracker.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
 
 use super::*;
 
@@ -7,110 +11,67 @@ fn classify(ctx: RequestContext<'_>) -> Classification {
 }
 
 fn est() -> RequestContext<'static> {
-    RequestContext {
-        procedure: Some(Procedure::SessionEstablishment),
-        ..RequestContext::default()
-    }
+    RequestContext::new(Procedure::SessionEstablishment)
+}
+
+fn set(list: &[Adjustment]) -> AdjustmentSet {
+    list.iter().copied().collect()
 }
 
 #[test]
 fn clause_6_2_4_5_1_emergency_and_emps_are_highest_and_exempt() {
-    let c = classify(RequestContext {
-        emergency: true,
-        low_access_priority: true,
-        ..est()
-    });
+    let c = classify(est().with_emergency(true).with_low_access_priority(true));
     assert_eq!(c.rule, Rule::Emergency);
     assert_eq!(c.class.priority, MessagePriority::HIGHEST);
     assert!(c.class.exempt);
-    let c = classify(RequestContext {
-        emps: true,
-        ..est()
-    });
+    assert!(c.adjustments.is_empty(), "fixed rules take no adjustment");
+    let c = classify(est().with_emps(true));
     assert_eq!(c.rule, Rule::Emps);
     assert!(c.class.exempt);
 }
 
 #[test]
 fn clause_6_2_4_5_2_highest_arp_of_the_bearers_counts() {
-    let c = classify(RequestContext {
-        arp_levels: &[9, 3, 12],
-        ..est()
-    });
+    let c = classify(est().with_arp([9, 3, 12]));
     assert_eq!(c.rule, Rule::Arp);
     assert_eq!(c.class.priority.value(), 3);
+    assert_eq!(c.base.value(), 3);
     // Invalid ARP levels (0, > 15) are ignored.
-    let c = classify(RequestContext {
-        arp_levels: &[0, 16],
-        ..est()
-    });
+    let c = classify(est().with_arp([0, 16]));
     assert_eq!(c.rule, Rule::Default);
     assert_eq!(c.class.priority.value(), 8);
 }
 
 #[test]
 fn lapi_ranks_low_and_overrides_apply_first() {
-    let c = classify(RequestContext {
-        low_access_priority: true,
-        arp_levels: &[2],
-        ..est()
-    });
+    let c = classify(est().with_low_access_priority(true).with_arp([2]));
     assert_eq!(c.rule, Rule::LowAccessPriority);
     assert_eq!(c.class.priority.value(), 14);
     let mut cfg = ClassifierConfig::default();
     cfg.dnn_overrides.push(("ims".into(), 2));
     cfg.snssai_overrides.push((Snssai { sst: 1, sd: None }, 5));
     let k = Classifier::new(cfg);
-    let c = k.classify(&RequestContext {
-        dnn: Some("IMS"),
-        low_access_priority: true,
-        ..est()
-    });
+    let c = k.classify(&est().with_dnn("IMS").with_low_access_priority(true));
     assert_eq!((c.rule, c.class.priority.value()), (Rule::Dnn, 2));
-    let c = k.classify(&RequestContext {
-        snssai: Some(Snssai { sst: 1, sd: None }),
-        ..est()
-    });
+    // An owned DNN classifies the same as a borrowed one.
+    let owned = est().with_dnn(String::from("ims"));
+    assert_eq!(k.classify(&owned), c);
+    let c = k.classify(&est().with_snssai(Snssai { sst: 1, sd: None }));
     assert_eq!((c.rule, c.class.priority.value()), (Rule::Snssai, 5));
 }
 
 #[test]
 fn diameter_c_2_state_rules_order_the_procedures() {
-    let arp = &[8u8][..];
-    let p = |ctx: RequestContext<'_>| classify(ctx).class.priority.value();
-    let new = p(RequestContext {
-        arp_levels: arp,
-        ..est()
-    });
-    let deletion = p(RequestContext {
-        procedure: Some(Procedure::SessionDeletion),
-        established: true,
-        arp_levels: arp,
-        ..RequestContext::default()
-    });
-    let established = p(RequestContext {
-        procedure: Some(Procedure::SessionModification),
-        established: true,
-        arp_levels: arp,
-        ..RequestContext::default()
-    });
-    let later = p(RequestContext {
-        procedure: Some(Procedure::SessionModification),
-        established: true,
-        later_step: true,
-        arp_levels: arp,
-        ..RequestContext::default()
-    });
-    let additional = p(RequestContext {
-        additional_session: true,
-        arp_levels: arp,
-        ..est()
-    });
-    let restoration = p(RequestContext {
-        restoration: true,
-        arp_levels: arp,
-        ..est()
-    });
+    let p = |ctx: RequestContext<'_>| classify(ctx.with_arp([8])).class.priority.value();
+    let state = RequestState::UNKNOWN;
+    let new = p(est());
+    let deletion = p(RequestContext::new(Procedure::SessionDeletion));
+    // The procedure says the session exists: no flag needed.
+    let established = p(RequestContext::new(Procedure::SessionModification));
+    let later = p(RequestContext::new(Procedure::SessionModification)
+        .with_state(state.with_follows_admitted(true)));
+    let additional = p(est().with_state(state.with_additional_session(true)));
+    let restoration = p(est().with_state(state.with_restoration(true)));
     // Releasing resources ranks high; established work above new; a later step of admitted
     // work above plain established work; additional sessions and restoration storms below
     // a UE's first session (0 is the highest priority).
@@ -123,21 +84,67 @@ fn diameter_c_2_state_rules_order_the_procedures() {
 }
 
 #[test]
+fn every_adjustment_that_fired_is_reported() {
+    let c = classify(
+        RequestContext::new(Procedure::SessionModification)
+            .with_arp([7])
+            .with_state(
+                RequestState::UNKNOWN
+                    .with_follows_admitted(true)
+                    .with_additional_session(true),
+            ),
+    );
+    assert_eq!(c.rule, Rule::Arp);
+    assert_eq!(
+        c.adjustments,
+        set(&[
+            Adjustment::Registered,
+            Adjustment::FollowsAdmitted,
+            Adjustment::AdditionalSession
+        ])
+    );
+    assert_eq!(c.step, -2 - 3 + 2);
+    assert_eq!(c.class.priority.value(), 4);
+    assert_eq!(
+        c.to_string(),
+        "p4 arp registered+follows_admitted+additional_session"
+    );
+    assert_eq!(
+        c.adjustments.to_string(),
+        "registered+follows_admitted+additional_session"
+    );
+    // Release replaces the registration step.
+    let c = classify(RequestContext::new(Procedure::SessionDeletion));
+    assert_eq!(c.adjustments, set(&[Adjustment::Release]));
+    // The caller's overrides win over the procedure's defaults.
+    let c = classify(
+        RequestContext::new(Procedure::SessionDeletion).with_state(
+            RequestState::UNKNOWN
+                .with_releases_resources(false)
+                .with_registration(Registration::RegisteredElsewhere),
+        ),
+    );
+    assert_eq!(c.adjustments, set(&[Adjustment::RegisteredElsewhere]));
+    let c = classify(est().with_emergency(true));
+    assert_eq!(c.to_string(), "p0! emergency");
+}
+
+#[test]
 fn priority_0_is_reserved_for_exempt_classes() {
-    let c = classify(RequestContext {
-        procedure: Some(Procedure::SessionDeletion),
-        arp_levels: &[1],
-        later_step: true,
-        ..RequestContext::default()
-    });
+    let c = classify(
+        RequestContext::new(Procedure::SessionDeletion)
+            .with_arp([1])
+            .with_state(RequestState::UNKNOWN.with_follows_admitted(true)),
+    );
     assert_eq!(c.class.priority.value(), 1);
+    assert_eq!(c.step, -7);
     assert!(!c.class.exempt);
 }
 
 #[test]
 fn clause_7_2_2_4_1_defaults_and_responses() {
     let k = Classifier::default();
-    assert_eq!(k.received_request(None).value(), 8);
+    assert_eq!(k.received_request(None), MessagePriority::LOWEST);
     let p5 = MessagePriority::new(5).unwrap();
     assert_eq!(k.received_request(Some(p5)), p5);
     assert_eq!(Classifier::response(p5), p5);
@@ -147,6 +154,160 @@ fn clause_7_2_2_4_1_defaults_and_responses() {
         ..RequestContext::default()
     });
     assert_eq!(c.class.priority, MessagePriority::HIGHEST);
+    assert_eq!(c.rule, Rule::NotThrottled);
     assert!(!Procedure::Heartbeat.is_throttled());
     assert!(Procedure::SessionEstablishment.is_throttled());
+}
+
+#[test]
+fn arp_levels_are_a_set_of_valid_levels() {
+    let a = ArpLevels::from_levels(&[15, 0, 4, 16, 4, 9]);
+    assert_eq!(a.iter().collect::<Vec<_>>(), [4, 9, 15]);
+    assert_eq!(a.highest(), Some(4));
+    assert!(ArpLevels::NONE.is_empty());
+    assert_eq!(ArpLevels::single(0), ArpLevels::NONE);
+    let mut b = ArpLevels::NONE;
+    assert!(b.insert(15));
+    assert!(!b.insert(16));
+    assert_eq!(b.highest(), Some(15));
+    assert_eq!(ArpLevels::from([3u8, 1]), [1u8, 3].into_iter().collect());
+}
+
+#[test]
+fn a_context_is_owned_or_borrowed() {
+    let owned: RequestContext<'static> = est().with_dnn(String::from("internet"));
+    let borrowed = owned.reborrow();
+    assert!(matches!(borrowed.dnn, Some(Cow::Borrowed("internet"))));
+    assert_eq!(borrowed, owned);
+    let again = borrowed.into_owned();
+    assert!(matches!(again.dnn, Some(Cow::Owned(_))));
+    assert_eq!(again, owned);
+}
+
+#[test]
+fn request_state_overrides_field_by_field() {
+    let tracked = RequestState::UNKNOWN
+        .with_registration(Registration::Registered)
+        .with_restoration(true);
+    let caller = RequestState::UNKNOWN.with_restoration(false);
+    let s = caller.or(tracked);
+    assert_eq!(s.registration, Some(Registration::Registered));
+    assert_eq!(s.restoration, Some(false));
+    assert_eq!(s.follows_admitted, None);
+}
+
+// ---------------------------------------------------------------------------------------
+// The state tracker
+
+#[allow(clippy::disallowed_methods)] // a base instant for simulated time
+fn t0() -> Instant {
+    Instant::now()
+}
+
+type Tracker = StateTracker<u32, &'static str, &'static str>;
+
+#[test]
+fn tracker_first_step_admitted_then_follow_ups_rank_higher() {
+    let now = t0();
+    let mut t = Tracker::new(TrackerConfig::default());
+    assert_eq!(t.state(Some(&1), Some(&"ue"), now), RequestState::UNKNOWN);
+    t.on_established(1, Some("ue"), Some("upf-a"), now);
+    t.on_first_step_succeeded(1, now);
+    let s = t.state(Some(&1), None, now + Duration::from_secs(1));
+    assert_eq!(s.follows_admitted, Some(true));
+    assert_eq!(s.registration, Some(Registration::Registered));
+    // The window closes ...
+    let s = t.state(Some(&1), None, now + Duration::from_secs(31));
+    assert_eq!(s.follows_admitted, None);
+    // ... or the procedure ends.
+    t.on_first_step_succeeded(1, now);
+    t.on_procedure_complete(&1);
+    assert_eq!(t.state(Some(&1), None, now).follows_admitted, None);
+    let c = Classifier::default().classify(
+        &RequestContext::new(Procedure::SessionModification)
+            .with_state(RequestState::UNKNOWN.or(t.state(Some(&1), None, now))),
+    );
+    assert_eq!(c.adjustments, set(&[Adjustment::Registered]));
+}
+
+#[test]
+fn tracker_additional_session_of_a_ue_with_one() {
+    let now = t0();
+    let mut t = Tracker::new(TrackerConfig::default());
+    t.on_established(1, Some("ue"), Some("upf-a"), now);
+    let s = t.state(Some(&2), Some(&"ue"), now);
+    assert_eq!(s.additional_session, Some(true));
+    assert_eq!(
+        s.registration, None,
+        "the new session itself is not established"
+    );
+    // The first session itself is not additional; another UE's is not either.
+    assert_eq!(t.state(Some(&1), None, now).additional_session, None);
+    assert_eq!(
+        t.state(Some(&3), Some(&"other"), now).additional_session,
+        None
+    );
+    // Once released, the UE's next session is a first one again.
+    t.on_released(&1);
+    assert_eq!(t.state(Some(&2), Some(&"ue"), now).additional_session, None);
+    assert_eq!(t.sessions_of(&"ue"), 0);
+    // Per UE (Diameter): a registered user's new session is registered and additional.
+    let mut d = Tracker::new(TrackerConfig::default().with_registration_per_ue(true));
+    d.on_established(1, Some("user"), None, now);
+    let s = d.state(Some(&2), Some(&"user"), now);
+    assert_eq!(s.registration, Some(Registration::Registered));
+    assert_eq!(s.additional_session, Some(true));
+    assert_eq!(
+        d.state(None, Some(&"user"), now).registration,
+        Some(Registration::Registered)
+    );
+}
+
+#[test]
+fn tracker_restoration_after_a_peer_restart() {
+    let now = t0();
+    let mut t = Tracker::new(TrackerConfig::default());
+    t.on_established(1, Some("ue1"), Some("upf-a"), now);
+    t.on_established(2, Some("ue2"), Some("upf-b"), now);
+    t.on_peer_restart(&"upf-a", now);
+    let s = t.state(Some(&1), None, now + Duration::from_secs(1));
+    assert_eq!(s.restoration, Some(true));
+    assert_eq!(s.registration, None, "the session was lost");
+    assert_eq!(t.state(Some(&2), None, now).restoration, None);
+    assert_eq!(t.stats().sessions_lost, 1);
+    // Re-established: no longer a restoration.
+    t.on_established(1, Some("ue1"), Some("upf-a"), now);
+    assert_eq!(t.state(Some(&1), None, now).restoration, None);
+    // The window runs out.
+    t.on_peer_restart(&"upf-b", now);
+    let late = now + Duration::from_secs(301);
+    assert_eq!(t.state(Some(&2), None, late).restoration, None);
+    t.prune(late);
+    assert_eq!(t.len(), 1);
+    let c = Classifier::default()
+        .classify(&est().with_state(t.state(Some(&1), None, now).or(RequestState::UNKNOWN)));
+    assert!(!c.adjustments.contains(Adjustment::Restoration));
+}
+
+#[test]
+fn tracker_is_bounded() {
+    let now = t0();
+    let mut t = Tracker::new(TrackerConfig::default().with_max_sessions(3));
+    for s in 0..10u32 {
+        t.on_established(s, Some(if s % 2 == 0 { "even" } else { "odd" }), None, now);
+        assert!(t.len() <= 3);
+    }
+    assert_eq!(t.stats().evicted, 7);
+    // The newest three remain, and the UE counts follow the evictions.
+    assert_eq!(t.sessions_of(&"even") + t.sessions_of(&"odd"), 3);
+    assert_eq!(t.state(Some(&0), None, now), RequestState::UNKNOWN);
+    assert_eq!(
+        t.state(Some(&9), None, now).registration,
+        Some(Registration::Registered)
+    );
+    // A touched session moves to the back of the eviction order.
+    t.on_first_step_succeeded(7, now);
+    t.on_established(10, None, None, now);
+    assert!(t.state(Some(&7), None, now).follows_admitted.is_some());
+    assert_eq!(t.state(Some(&8), None, now), RequestState::UNKNOWN);
 }

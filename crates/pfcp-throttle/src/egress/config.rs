@@ -2,7 +2,12 @@
 //! first pair mandatory, pairs complete, higher levels only with lower ones, abatement below
 //! throttle, levels increasing).
 
-use super::*;
+use core::time::Duration;
+
+use pfcp_wire::MessagePriority;
+
+use super::MAX_WINDOW_TICKS;
+use crate::priority::RouterPriority;
 
 /// One throttle/abatement threshold pair, each in percent of the Max EMR
 /// ([`EgressConfig::max_rate`]). DSR's TT-x/AT-x, "configured in pairs".
@@ -27,12 +32,13 @@ impl ThresholdPair {
     }
 }
 
-/// Configuration of an [`EgressThrottle`]: DSR's "Egress Message Throttling Configuration
-/// Set" plus the hard cap and the priority mapping of PFCP.
+/// Configuration of an [`EgressThrottle`](super::EgressThrottle): DSR's "Egress Message
+/// Throttling Configuration Set" plus the hard cap and the priority mapping of PFCP. Assign
+/// sets to connections with [`EgressConfigSets`](super::EgressConfigSets).
 ///
 /// Build it with [`EgressConfig::new`], change the fields, and check it with
-/// [`EgressConfig::validate`]. [`EgressThrottle::new`] also checks it. A configuration read
-/// with serde is not checked until one of the two is called.
+/// [`EgressConfig::validate`]. [`EgressThrottle::new`](super::EgressThrottle::new) also checks
+/// it. A configuration read with serde is not checked until one of the two is called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -55,17 +61,24 @@ pub struct EgressConfig {
     pub abatement_time: Duration,
     /// Per level (index 0 is level 1) the lowest priority still sent. Requests with a
     /// numerically larger priority value (lower priority, TS 29.244 7.2.2.4.1) are throttled
-    /// at that level. The value must not grow from one level to the next. Default `[11, 7, 3]`:
-    /// level 1 throttles 12..=15, level 2 throttles 8..=15 and level 3 throttles 4..=15.
+    /// at that level. The value must not grow from one level to the next. Default `[11, 7, 3]`
+    /// ([`RouterPriority::DEFAULT_LEVEL_CUTOFFS`]): level 1 throttles 12..=15, level 2
+    /// 8..=15 and level 3 4..=15, the router's "Requests with Priority below x" for its
+    /// priorities 0..=4 (see [`crate::priority`] for the table). Exempt requests pass every
+    /// level.
     pub level_cutoff: [MessagePriority; 3],
     /// Depth of the cap's token bucket in messages: the most messages sent above `max_rate`
     /// in a burst after an idle period. It also spreads the priority ladder (see the module
     /// docs). At least 1. Default 16: one token per priority step.
     pub burst: u32,
     /// The most requests admitted and not yet ended with
-    /// [`EgressThrottle::on_transaction_end`] (DSR's pending transaction limit). `None`: no
-    /// limit. Default `None`.
+    /// [`EgressThrottle::on_transaction_end`](super::EgressThrottle::on_transaction_end)
+    /// (DSR's pending transaction limit). `None`: no limit. Default `None`.
     pub max_pending: Option<u32>,
+    /// The hard cap at the Max EMR (module docs, "Hard cap"). `false`: the level-only mode of
+    /// the router, where the levels alone throttle ("Requests with Priority x or greater are
+    /// allowed" at level `x`, whatever the rate). Default `true`.
+    pub hard_cap: bool,
 }
 
 impl EgressConfig {
@@ -78,10 +91,51 @@ impl EgressConfig {
             tick: Duration::from_millis(100),
             thresholds: [Some(ThresholdPair::new(100, 80)), None, None],
             abatement_time: Duration::from_secs(1),
-            level_cutoff: [prio(11), prio(7), prio(3)],
+            level_cutoff: RouterPriority::DEFAULT_LEVEL_CUTOFFS,
             burst: 16,
             max_pending: None,
+            hard_cap: true,
         }
+    }
+
+    /// With `max_rate` set (see the field).
+    #[must_use]
+    pub const fn with_max_rate(mut self, max_rate: u32) -> Self {
+        self.max_rate = max_rate;
+        self
+    }
+
+    /// With `hard_cap` set (see the field): `false` for the level-only mode.
+    #[must_use]
+    pub const fn with_hard_cap(mut self, hard_cap: bool) -> Self {
+        self.hard_cap = hard_cap;
+        self
+    }
+
+    /// The Max EMR of each of a peer's `connections` for a peer that can take
+    /// `peer_capacity` messages per second: the router's guideline, "set the Max EMR on each
+    /// Connection by dividing the total capacity of the Peer by the number of Connections".
+    /// Rounded down, so the connections together never exceed the capacity; `None` if there
+    /// is no connection or the share is below one message per second.
+    pub const fn max_rate_per_connection(peer_capacity: u32, connections: u32) -> Option<u32> {
+        match peer_capacity.checked_div(connections) {
+            Some(0) | None => None,
+            Some(rate) => Some(rate),
+        }
+    }
+
+    /// This configuration for one of a peer's `connections`, with the Max EMR of
+    /// [`EgressConfig::max_rate_per_connection`], checked with [`EgressConfig::validate`].
+    pub fn for_connection_of(
+        self,
+        peer_capacity: u32,
+        connections: u32,
+    ) -> Result<Self, EgressConfigError> {
+        let rate = EgressConfig::max_rate_per_connection(peer_capacity, connections)
+            .ok_or(EgressConfigError::MaxRate)?;
+        let config = self.with_max_rate(rate);
+        config.validate()?;
+        Ok(config)
     }
 
     /// Builds the `thresholds` field from DSR-style separate TT-1..3 and AT-1..3 values,

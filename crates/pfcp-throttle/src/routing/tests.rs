@@ -140,33 +140,53 @@ fn overflows_to_the_next_group_only_when_the_group_is_exhausted() {
 }
 
 #[test]
-fn forwarding_limit() {
-    let mut l = list(&[&[("a", 1), ("b", 1), ("c", 1)], &[("d", 1)]], 2);
+fn refused_checks_are_not_forwardings() {
+    // DSR: alternate routing "is attempted only if the Maximum Per Message Forwarding
+    // Allowed ... is not exceeded"; a refused check forwards nothing.
+    let mut l = list(&[&[("a", 1), ("b", 1), ("c", 1)], &[("d", 1)]], 1);
     let never = &mut |_: &&str| false;
+    // A limit of one forwarding still lets every eligible peer be asked once.
     assert_eq!(
         l.route(3, never),
-        Err(RouteFailure {
-            reason: RouteFailureReason::MaxAttempts,
-            attempts: 2
-        })
-    );
-    // Exactly enough attempts for every eligible peer: all refused.
-    assert_eq!(
-        l.route_within(4, 3, never),
         Err(RouteFailure {
             reason: RouteFailureReason::AllRefused,
             attempts: 4
         })
     );
-    // The limit is reached in group 0 with group 1 untried.
-    let r = l.route_within(3, 3, &mut |p: &&str| *p == "d");
-    assert_eq!(r.unwrap_err().reason, RouteFailureReason::MaxAttempts);
+    let r = l.route(3, &mut |p: &&str| *p == "d").unwrap();
+    assert_eq!((r.peer, r.group, r.attempts), ("d", 1, 4));
+    // No forwarding left: nobody is asked.
     assert_eq!(
-        l.route_within(4, 3, &mut |p: &&str| *p == "d")
-            .unwrap()
-            .attempts,
-        4
+        l.route_within(0, 3, &mut |_: &&str| panic!("asked")),
+        Err(RouteFailure {
+            reason: RouteFailureReason::MaxAttempts,
+            attempts: 0
+        })
     );
+}
+
+#[test]
+fn forward_counts_sends_and_skips_the_peers_used() {
+    let mut l = list(&[&[("a", 1), ("b", 1)], &[("c", 1)]], 2);
+    let mut history = Forwarding::new();
+    let first = l.route(11, &mut |_: &&str| true).unwrap();
+    history.record(first.peer);
+    // It failed downstream: forward again, never to the same peer.
+    let mut asked: Vec<&'static str> = Vec::new();
+    let again = l
+        .forward(&mut history, 12, &mut |p: &&'static str| {
+            asked.push(*p);
+            true
+        })
+        .unwrap();
+    assert_ne!(again.peer, first.peer);
+    assert!(!asked.contains(&first.peer));
+    assert_eq!(history.forwards(), 2);
+    assert_eq!(history.peers(), [first.peer, again.peer]);
+    // Sent twice: the limit is reached, whatever is left.
+    let r = l.forward(&mut history, 13, &mut |_: &&str| panic!("asked"));
+    assert_eq!(r.unwrap_err().reason, RouteFailureReason::MaxAttempts);
+    assert_eq!(history.forwards(), 2, "a failure is not recorded");
 }
 
 #[test]
