@@ -57,7 +57,7 @@
 //! * **Restarts** (clauses 6.2.2, 6.2.6, 6.2.7): a changed Recovery Time Stamp, a heartbeat
 //!   failure, a release or Cause 72 from an associated peer ends the association; the peer's
 //!   outstanding requests fail, what was learned from it is reset, its sessions are reported
-//!   lost ([`PeerEvent::SessionsLost`]), and an association this node set up is set up again at
+//!   lost ([`PeerEvent::SessionsLost`](crate::peer::PeerEvent::SessionsLost)), and an association this node set up is set up again at
 //!   once, then every [`NodeConfig::reassociate_interval`] until the peer accepts. While it is
 //!   down, session requests to that peer are answered locally with Cause 72
 //!   ([`ResponseOrigin::NoAssociation`]).
