@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::net::Ipv4Addr;
 use std::time::{Duration, SystemTime};
 
-use pfcp_wire::encode::{encode_body, Encode, IeBody, MessageWriter, Sink, SliceSink};
+use pfcp_wire::encode::{put_ie_header, Encode, MessageWriter, Sink, SliceSink};
 use pfcp_wire::ie::{
     ControlSequenceNumber, CpFunctionFeatures, FSeid, LoadControlInformation, Metric, NodeId,
     OciFlags, OverloadControlInformation, RecoveryTimeStamp, Timer, NTP_UNIX_OFFSET,
@@ -624,9 +624,21 @@ pub(crate) fn rs_parse_error(bytes: &[u8]) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // pfcp-wire: encode. Typed IEs of the crate where it has them (Node ID, F-SEID, Cause,
 // Recovery Time Stamp, CP Function Features, OCI, LCI); the rule IEs it does not type are
-// written through the crate's public `IeBody` trait (a few lines each, below), grouped IEs
+// written through a bench-local `IeBody` trait (a few lines each, below), grouped IEs
 // through `GroupWriter`.
 // ---------------------------------------------------------------------------------------------
+
+/// A bench-local IE body (the IEs the crate does not type).
+trait IeBody {
+    const IE_TYPE: IeType;
+    fn body_len(&self) -> usize;
+    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
+}
+
+fn encode_body<T: IeBody, S: Sink + ?Sized>(ie: &T, out: &mut S) -> Result<(), EncodeError> {
+    put_ie_header(out, T::IE_TYPE, ie.body_len())?;
+    ie.write_body(out)
+}
 
 macro_rules! be_ie {
     ($name:ident, $code:literal, $t:ty) => {

@@ -2,9 +2,9 @@
 //! 8.2.34), OCI Flags (110, 8.2.76), Load Control Information (51, Table 7.5.3.3-1) and
 //! Overload Control Information (54, Table 7.5.3.4-1).
 
-use crate::encode::{put_ie_header, Encode, IeBody, Sink};
+use crate::encode::{Encode, Sink};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-use crate::ie::{IeType, RawIe, Timer, TypedIe, IE_HEADER_LEN};
+use crate::ie::{IeType, RawIe, Timer, TypedIe};
 
 fn fixed<'a, const N: usize>(ie: &RawIe<'a>) -> Result<[u8; N], DecodeError> {
     let v = ie.value();
@@ -41,14 +41,10 @@ impl<'a> TypedIe<'a> for ControlSequenceNumber {
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         Ok(ControlSequenceNumber(u32::from_be_bytes(fixed::<4>(ie)?)))
     }
-}
-
-impl IeBody for ControlSequenceNumber {
-    const IE_TYPE: IeType = IeType::SEQUENCE_NUMBER;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         4
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&self.0.to_be_bytes())
     }
 }
@@ -106,14 +102,10 @@ impl<'a> TypedIe<'a> for Metric {
         let [b] = fixed::<1>(ie)?;
         Ok(Metric(b))
     }
-}
-
-impl IeBody for Metric {
-    const IE_TYPE: IeType = IeType::METRIC;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
@@ -150,14 +142,10 @@ impl<'a> TypedIe<'a> for OciFlags {
             })),
         }
     }
-}
-
-impl IeBody for OciFlags {
-    const IE_TYPE: IeType = IeType::OCI_FLAGS;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
@@ -208,30 +196,19 @@ impl<'a> TypedIe<'a> for OverloadControlInformation {
             flags: member(ie)?,
         })
     }
-}
 
-impl Encode for OverloadControlInformation {
-    fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN
-            + self.sequence_number.encoded_len()
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len()
             + self.metric.encoded_len()
             + self.period_of_validity.encoded_len()
-            + self.flags.map_or(0, |f| f.encoded_len())
+            + self.flags.encoded_len()
     }
 
-    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(
-            out,
-            IeType::OVERLOAD_CONTROL_INFORMATION,
-            self.encoded_len() - 4,
-        )?;
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         self.sequence_number.encode(out)?;
         self.metric.encode(out)?;
         self.period_of_validity.encode(out)?;
-        if let Some(f) = self.flags {
-            f.encode(out)?;
-        }
-        Ok(())
+        self.flags.encode(out)
     }
 }
 
@@ -253,25 +230,24 @@ impl<'a> TypedIe<'a> for LoadControlInformation {
             metric: mandatory(ie)?,
         })
     }
-}
 
-impl Encode for LoadControlInformation {
-    fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN + self.sequence_number.encoded_len() + self.metric.encoded_len()
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len() + self.metric.encoded_len()
     }
 
-    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(
-            out,
-            IeType::LOAD_CONTROL_INFORMATION,
-            self.encoded_len() - 4,
-        )?;
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         self.sequence_number.encode(out)?;
         self.metric.encode(out)
     }
 }
 
-crate::encode::encode_via_body!(ControlSequenceNumber, Metric, OciFlags);
+crate::encode::impl_encode!(
+    ControlSequenceNumber,
+    Metric,
+    OciFlags,
+    OverloadControlInformation,
+    LoadControlInformation
+);
 
 #[cfg(test)]
 mod tests {
