@@ -136,6 +136,15 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// Every top-level IE of `T`'s type, decoded, in order (the Create PDRs of a Session
+    /// Establishment Request, ...). Lazy and allocation-free.
+    pub fn all<T: TypedIe<'a>>(&self) -> impl Iterator<Item = Result<T, DecodeError>> + 'a {
+        self.ies()
+            .flatten()
+            .filter(|ie| ie.ie_type() == T::IE_TYPE)
+            .map(|ie| T::decode(&ie))
+    }
+
     /// Cause (type 19).
     pub fn cause(&self) -> Result<Option<Cause>, DecodeError> {
         self.get()

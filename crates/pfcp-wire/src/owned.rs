@@ -195,6 +195,55 @@ mod hex_serde {
     }
 }
 
+/// Serde for `Cow<[u8]>` as lowercase hex (the typed octet-string IEs).
+#[cfg(feature = "serde")]
+pub(crate) mod cow_hex {
+    use std::borrow::Cow;
+
+    use serde::{Deserializer, Serializer};
+
+    #[allow(clippy::ptr_arg)] // serde's `with` hands the field by reference
+    pub(crate) fn serialize<S: Serializer>(v: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
+        super::hex_serde::serialize(v, s)
+    }
+
+    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Cow<'a, [u8]>, D::Error> {
+        super::hex_serde::deserialize(d).map(Cow::Owned)
+    }
+}
+
+/// Serde for `Option<Cow<[u8]>>` as lowercase hex or null.
+#[cfg(feature = "serde")]
+pub(crate) mod opt_cow_hex {
+    use std::borrow::Cow;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(
+        v: &Option<Cow<'_, [u8]>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(b) => super::hex_serde::serialize(b, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Cow<'a, [u8]>>, D::Error> {
+        let s = Option::<Cow<'de, str>>::deserialize(d)?;
+        match s {
+            None => Ok(None),
+            Some(s) => crate::owned::parse_hex(&s)
+                .map(|v| Some(Cow::Owned(v)))
+                .ok_or_else(|| serde::de::Error::custom("invalid hex string")),
+        }
+    }
+}
+
 /// Parse a hex string (even length, any case, no separators); `None` if invalid.
 pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
     fn nib(c: u8) -> Option<u8> {

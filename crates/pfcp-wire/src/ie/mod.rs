@@ -16,25 +16,96 @@ use core::fmt;
 use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, IePath};
 
+mod addr;
 mod cause_ie;
 mod features;
+mod flags;
 mod fseid;
+pub(crate) mod grouped;
+mod ids;
 mod node_id;
+mod octets;
 mod overload;
+mod rules;
 mod simple;
 mod timer;
 mod type_table;
+pub(crate) mod value;
+mod volume;
 
 pub(crate) use type_table::with_typed_ies;
 
+grouped::owned_is_self!(
+    crate::Cause,
+    OffendingIe,
+    RecoveryTimeStamp,
+    CpFunctionFeatures,
+    UpFunctionFeatures,
+    ControlSequenceNumber,
+    Metric,
+    OciFlags,
+    Timer,
+    OverloadControlInformation,
+    LoadControlInformation,
+    FSeid,
+    FTeid,
+    UeIpAddress,
+    OuterHeaderCreation,
+    ApplyAction,
+    DestinationInterface,
+    GateStatus,
+    MeasurementMethod,
+    OuterHeaderRemoval,
+    ReportType,
+    ReportingTriggers,
+    SourceInterface,
+    UsageReportTrigger,
+    BarId,
+    DownlinkDataNotificationDelay,
+    DurationMeasurement,
+    FarId,
+    PdrId,
+    Precedence,
+    QerCorrelationId,
+    QerId,
+    Qfi,
+    TimeQuota,
+    TimeThreshold,
+    UrSeqn,
+    UrrId,
+    Gbr,
+    Mbr,
+    VolumeMeasurement,
+    VolumeQuota,
+    VolumeThreshold,
+);
+
+pub use addr::{FTeid, OuterHeaderCreation, UeIpAddress};
 pub use features::{CpFunctionFeatures, Feature, UpFunctionFeatures, MAX_FEATURE_OCTETS};
+pub use flags::{
+    ApplyAction, DestinationInterface, GateStatus, MeasurementMethod, OuterHeaderRemoval,
+    ReportType, ReportingTriggers, SourceInterface, UsageReportTrigger,
+};
 pub use fseid::FSeid;
+pub use grouped::{IntoOwned, Repeated, RepeatedIter};
+pub use ids::{
+    BarId, DownlinkDataNotificationDelay, DurationMeasurement, FarId, PdrId, Precedence,
+    QerCorrelationId, QerId, Qfi, TimeQuota, TimeThreshold, UrSeqn, UrrId,
+};
 pub use node_id::{Fqdn, FqdnError, NodeId, FQDN_MAX_WIRE_LEN};
+pub use octets::{ApplicationId, NetworkInstance, SdfFilter};
 pub use overload::{
     ControlSequenceNumber, LoadControlInformation, Metric, OciFlags, OverloadControlInformation,
 };
+pub use rules::{
+    CreateBar, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr, DownlinkDataReport,
+    DuplicatingParameters, ForwardingParameters, Pdi, RemoveBar, RemoveFar, RemovePdr, RemoveQer,
+    RemoveUrr, UpdateBar, UpdateFar, UpdateForwardingParameters, UpdatePdr, UpdateQer, UpdateUrr,
+    UsageReportSdr, UsageReportSmr, UsageReportSrr,
+};
 pub use simple::{OffendingIe, RecoveryTimeStamp, NTP_UNIX_OFFSET};
 pub use timer::{Timer, TimerUnit, TIMER_MAX_FINITE};
+pub use volume::{Gbr, Mbr, VolumeMeasurement, VolumeQuota, VolumeThreshold, BITRATE_MAX};
 
 /// Octets of an IE's Type and Length fields.
 pub const IE_HEADER_LEN: usize = 4;

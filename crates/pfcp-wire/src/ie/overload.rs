@@ -4,26 +4,12 @@
 
 use crate::encode::{Encode, Sink};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
+use crate::ie::value::{array, parse_fixed};
 use crate::ie::{IeType, RawIe, Timer, TypedIe};
 
-fn fixed<'a, const N: usize>(ie: &RawIe<'a>) -> Result<[u8; N], DecodeError> {
-    let v = ie.value();
-    if v.len() < N {
-        return Err(ie.error(DecodeErrorKind::IeTooShort {
-            needed: N,
-            length: v.len(),
-        }));
-    }
-    if v.len() > N {
-        // Fixed-size IEs (Table 8.1.2-1 "Fixed") have no extension octets (clause 7.6: 68).
-        return Err(ie.error(DecodeErrorKind::IeLengthMismatch {
-            expected: N,
-            length: v.len(),
-        }));
-    }
-    let mut out = [0u8; N];
-    out.copy_from_slice(v);
-    Ok(out)
+/// A fixed-size IE (Table 8.1.2-1 "Fixed"): no extension octets (clause 7.6: Cause 68).
+fn fixed<const N: usize>(ie: &RawIe<'_>) -> Result<[u8; N], DecodeError> {
+    parse_fixed(ie, array::<N>)
 }
 
 /// Sequence Number IE (type 52): the 32-bit counter that orders OCIs and LCIs of one sender.
