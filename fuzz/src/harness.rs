@@ -23,9 +23,9 @@ use std::fmt::Debug;
 use pfcp_wire::encode::{Encode, SliceSink};
 use pfcp_wire::header::{NODE_HEADER_LEN, SESSION_HEADER_LEN};
 use pfcp_wire::ie::{
-    ControlSequenceNumber, CpFunctionFeatures, FSeid, IeIter, LoadControlInformation, Metric,
-    NodeId, OciFlags, OffendingIe, OverloadControlInformation, RecoveryTimeStamp, Timer,
-    UpFunctionFeatures, IE_HEADER_LEN,
+    ControlSequenceNumber, CpFunctionFeatures, CreateFar, CreatePdr, CreatedPdr, FSeid, IeIter,
+    LoadControlInformation, Metric, NodeId, OciFlags, OffendingIe, OverloadControlInformation,
+    RecoveryTimeStamp, Timer, UpFunctionFeatures, IE_HEADER_LEN,
 };
 use pfcp_wire::owned::OwnedMessage;
 use pfcp_wire::presence::mandatory_ies;
@@ -223,6 +223,8 @@ fn check_message(data: &[u8], m: &Message<'_>) {
         }
     }
 
+    check_view(data, m, &typed);
+
     match m.validate() {
         Ok(()) => {
             let t = m.message_type();
@@ -274,6 +276,84 @@ fn check_message(data: &[u8], m: &Message<'_>) {
         }
     }
 }
+
+/// `Message::view` agrees with `validate` and with the accessors: Ok only if `validate` is,
+/// the same error when `validate` fails, otherwise only a session rule IE may fail it; every
+/// field is what the accessor (or `Message::all`) gives.
+fn check_view(data: &[u8], m: &Message<'_>, typed: &Result<(), DecodeError>) {
+    let view = m.view();
+    match (&view, m.validate()) {
+        (Ok(_), Err(e)) => panic!("view accepted what validate refuses: {e}"),
+        (Err(v), Err(e)) => assert_eq!(*v, e, "view and validate disagree"),
+        (Err(v), Ok(())) => {
+            check_error(data, v);
+            assert!(typed.is_err(), "view failed ({v}), check_typed_ies did not");
+            let top = v.path.outermost().expect("view error without a path");
+            assert!(
+                RULE_IES.contains(&top),
+                "view failed on {top}, which is not a rule IE: {v}"
+            );
+        }
+        (Ok(_), Ok(())) => {}
+    }
+    let Ok(v) = view else { return };
+    assert_eq!(v.message, *m);
+    fn same<T: PartialEq + Debug>(field: &Option<T>, got: Result<Option<T>, DecodeError>) {
+        if let Ok(g) = got {
+            assert_eq!(*field, g, "view field vs accessor");
+        }
+    }
+    same(&v.cause, m.cause());
+    same(&v.node_id, m.node_id());
+    same(&v.f_seid, m.f_seid());
+    same(&v.recovery_time_stamp, m.recovery_time_stamp());
+    same(
+        &v.overload_control_information,
+        m.overload_control_information(),
+    );
+    same(&v.load_control_information, m.load_control_information());
+    let pdrs: Result<Vec<CreatePdr<'_>>, _> = m.all().collect();
+    assert_eq!(
+        v.create_pdrs.iter().collect::<Vec<_>>(),
+        pdrs.expect("view accepted a bad Create PDR")
+    );
+    let fars: Result<Vec<CreateFar<'_>>, _> = m.all().collect();
+    assert_eq!(
+        v.create_fars.iter().collect::<Vec<_>>(),
+        fars.expect("view accepted a bad Create FAR")
+    );
+    let created: Result<Vec<CreatedPdr<'_>>, _> = m.all().collect();
+    assert_eq!(
+        v.created_pdrs.iter().collect::<Vec<_>>(),
+        created.expect("view accepted a bad Created PDR")
+    );
+    assert_eq!(v.create_pdrs.len(), v.create_pdrs.iter().count());
+}
+
+/// The top-level IEs whose error fails `Message::view` although not mandatory.
+const RULE_IES: &[IeType] = &[
+    IeType::CREATE_PDR,
+    IeType::CREATE_FAR,
+    IeType::CREATE_URR,
+    IeType::CREATE_QER,
+    IeType::CREATE_BAR,
+    IeType::UPDATE_PDR,
+    IeType::UPDATE_FAR,
+    IeType::UPDATE_URR,
+    IeType::UPDATE_QER,
+    IeType::UPDATE_BAR_SMR,
+    IeType::REMOVE_PDR,
+    IeType::REMOVE_FAR,
+    IeType::REMOVE_URR,
+    IeType::REMOVE_QER,
+    IeType::REMOVE_BAR,
+    IeType::CREATED_PDR,
+    IeType::USAGE_REPORT_SRR,
+    IeType::USAGE_REPORT_SMR,
+    IeType::USAGE_REPORT_SDR,
+    IeType::DOWNLINK_DATA_REPORT,
+    IeType::REPORT_TYPE,
+];
 
 /// Walk an IE list; grouped IEs recursively (must not fail: decode checked their framing),
 /// other IEs one level deep as if grouped (may fail; only bounds are checked).

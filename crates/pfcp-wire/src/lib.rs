@@ -12,7 +12,12 @@
 //!   [`ie::Timer`], [`ie::NodeId`], [`ie::FSeid`], [`Cause`], [`ie::RecoveryTimeStamp`],
 //!   [`ie::CpFunctionFeatures`], [`ie::UpFunctionFeatures`], [`ie::OffendingIe`], ...
 //! * **Messages**: typed accessors on any [`Message`], and [`Message::validate`] for the
-//!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with.
+//!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with;
+//!   [`Message::view`]: the verdict and everything a node reads (OCI, LCI, Cause, Node ID,
+//!   F-SEID, Recovery Time Stamp, the session rules) in one walk, without allocation.
+//! * **Session IEs** (clause 7.5, 8.2): Create/Update/Remove PDR, FAR, URR, QER, BAR, PDI,
+//!   Forwarding Parameters, Created PDR, Usage Report, F-TEID, UE IP Address, Outer Header
+//!   Creation, ... with builders and an owned form ([`ie::IntoOwned`]).
 //! * **Encoding** ([`encode`]): exact `encoded_len`, writing into a caller's buffer, a `Vec` or
 //!   `BytesMut` (feature `bytes`) with lengths patched in place.
 //! * **Owned form** ([`owned::OwnedMessage`], lossless, serde behind the `serde` feature).
@@ -93,6 +98,7 @@ pub mod message;
 pub mod message_type;
 pub mod owned;
 pub mod presence;
+pub mod view;
 
 pub use cause::Cause;
 pub use encode::Encode;
@@ -101,3 +107,4 @@ pub use header::{Header, HeaderSummary, MessagePriority, SequenceNumber};
 pub use ie::{DecodeLimits, IeType, RawIe, TypedIe};
 pub use message::{Datagram, Message};
 pub use message_type::{Direction, MessageType};
+pub use view::MessageView;

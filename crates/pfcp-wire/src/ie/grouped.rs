@@ -72,6 +72,17 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
         }
     }
 
+    /// The occurrences of `T` in the IE list `list` (`count` of them, each already decoded
+    /// once: the top-level rules of [`crate::view::MessageView`]).
+    pub(crate) fn in_list(list: IeIter<'a>, count: usize) -> Self {
+        Repeated {
+            repr: Repr::Wire {
+                members: list,
+                count,
+            },
+        }
+    }
+
     /// The members, decoded.
     pub fn iter(&self) -> RepeatedIter<'_, 'a, T>
     where
