@@ -314,20 +314,20 @@ fn check_view(data: &[u8], m: &Message<'_>, typed: &Result<(), DecodeError>) {
     same(&v.load_control_information, m.load_control_information());
     let pdrs: Result<Vec<CreatePdr<'_>>, _> = m.all().collect();
     assert_eq!(
-        v.create_pdrs.iter().collect::<Vec<_>>(),
+        v.create_pdrs().iter().collect::<Vec<_>>(),
         pdrs.expect("view accepted a bad Create PDR")
     );
     let fars: Result<Vec<CreateFar<'_>>, _> = m.all().collect();
     assert_eq!(
-        v.create_fars.iter().collect::<Vec<_>>(),
+        v.create_fars().iter().collect::<Vec<_>>(),
         fars.expect("view accepted a bad Create FAR")
     );
     let created: Result<Vec<CreatedPdr<'_>>, _> = m.all().collect();
     assert_eq!(
-        v.created_pdrs.iter().collect::<Vec<_>>(),
+        v.created_pdrs().iter().collect::<Vec<_>>(),
         created.expect("view accepted a bad Created PDR")
     );
-    assert_eq!(v.create_pdrs.len(), v.create_pdrs.iter().count());
+    assert_eq!(v.create_pdrs().len(), v.create_pdrs().iter().count());
 }
 
 /// The top-level IEs whose error fails `Message::view` although not mandatory.

@@ -33,8 +33,10 @@ use crate::presence::mandatory_ies;
 
 /// The IEs a node reads from a message, decoded in one walk ([`Message::view`]).
 ///
-/// Single IEs hold the first occurrence (clause 7.6.10); repeated ones (the rules) every
-/// occurrence in order, each decoded once during the walk (so iterating them cannot fail).
+/// Single IEs hold the first occurrence (clause 7.6.10); the repeated ones (the rules) are
+/// methods giving every occurrence in order, each decoded once during the walk (so iterating
+/// them cannot fail). The view stays small (a few hundred octets): the rules are read from
+/// the message when iterated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MessageView<'a> {
@@ -56,52 +58,22 @@ pub struct MessageView<'a> {
     pub offending_ie: Option<OffendingIe>,
     /// Report Type (Session Report Request).
     pub report_type: Option<ReportType>,
-    /// Create PDR.
-    pub create_pdrs: Repeated<'a, CreatePdr<'a>>,
-    /// Create FAR.
-    pub create_fars: Repeated<'a, CreateFar<'a>>,
-    /// Create URR.
-    pub create_urrs: Repeated<'a, CreateUrr>,
-    /// Create QER.
-    pub create_qers: Repeated<'a, CreateQer>,
     /// Create BAR.
     pub create_bar: Option<CreateBar>,
-    /// Update PDR.
-    pub update_pdrs: Repeated<'a, UpdatePdr<'a>>,
-    /// Update FAR.
-    pub update_fars: Repeated<'a, UpdateFar<'a>>,
-    /// Update URR.
-    pub update_urrs: Repeated<'a, UpdateUrr>,
-    /// Update QER.
-    pub update_qers: Repeated<'a, UpdateQer>,
     /// Update BAR (Session Modification Request).
     pub update_bar: Option<UpdateBar>,
-    /// Remove PDR.
-    pub remove_pdrs: Repeated<'a, RemovePdr>,
-    /// Remove FAR.
-    pub remove_fars: Repeated<'a, RemoveFar>,
-    /// Remove URR.
-    pub remove_urrs: Repeated<'a, RemoveUrr>,
-    /// Remove QER.
-    pub remove_qers: Repeated<'a, RemoveQer>,
     /// Remove BAR.
     pub remove_bar: Option<RemoveBar>,
-    /// Created PDR (responses).
-    pub created_pdrs: Repeated<'a, CreatedPdr<'a>>,
-    /// Usage Reports of a Session Report Request.
-    pub usage_reports_srr: Repeated<'a, UsageReportSrr>,
-    /// Usage Reports of a Session Modification Response.
-    pub usage_reports_smr: Repeated<'a, UsageReportSmr>,
-    /// Usage Reports of a Session Deletion Response.
-    pub usage_reports_sdr: Repeated<'a, UsageReportSdr>,
     /// Downlink Data Report.
     pub downlink_data_report: Option<DownlinkDataReport<'a>>,
     /// IEs left out because they were malformed (optional ones: OCI, LCI, ...).
     pub ignored: usize,
+    /// How many of each session rule the message holds (each decoded once by the walk).
+    counts: Counts,
 }
 
 /// Counts of the repeated IEs, filled during the walk.
-#[derive(Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Counts {
     create_pdrs: usize,
     create_fars: usize,
@@ -230,23 +202,7 @@ impl<'a> Message<'a> {
         if let Some(e) = rule_error {
             return Err(e.with_header(summary));
         }
-        let list = self.ies();
-        v.create_pdrs = Repeated::in_list(list.clone(), n.create_pdrs);
-        v.create_fars = Repeated::in_list(list.clone(), n.create_fars);
-        v.create_urrs = Repeated::in_list(list.clone(), n.create_urrs);
-        v.create_qers = Repeated::in_list(list.clone(), n.create_qers);
-        v.update_pdrs = Repeated::in_list(list.clone(), n.update_pdrs);
-        v.update_fars = Repeated::in_list(list.clone(), n.update_fars);
-        v.update_urrs = Repeated::in_list(list.clone(), n.update_urrs);
-        v.update_qers = Repeated::in_list(list.clone(), n.update_qers);
-        v.remove_pdrs = Repeated::in_list(list.clone(), n.remove_pdrs);
-        v.remove_fars = Repeated::in_list(list.clone(), n.remove_fars);
-        v.remove_urrs = Repeated::in_list(list.clone(), n.remove_urrs);
-        v.remove_qers = Repeated::in_list(list.clone(), n.remove_qers);
-        v.created_pdrs = Repeated::in_list(list.clone(), n.created_pdrs);
-        v.usage_reports_srr = Repeated::in_list(list.clone(), n.usage_reports_srr);
-        v.usage_reports_smr = Repeated::in_list(list.clone(), n.usage_reports_smr);
-        v.usage_reports_sdr = Repeated::in_list(list, n.usage_reports_sdr);
+        v.counts = n;
         Ok(v)
     }
 }
@@ -280,6 +236,86 @@ fn is_rule(ty: IeType) -> bool {
 }
 
 impl<'a> MessageView<'a> {
+    /// Every Create PDR, in order.
+    pub fn create_pdrs(&self) -> Repeated<'a, CreatePdr<'a>> {
+        Repeated::in_list(self.message.body(), self.counts.create_pdrs)
+    }
+
+    /// Every Create FAR, in order.
+    pub fn create_fars(&self) -> Repeated<'a, CreateFar<'a>> {
+        Repeated::in_list(self.message.body(), self.counts.create_fars)
+    }
+
+    /// Every Create URR, in order.
+    pub fn create_urrs(&self) -> Repeated<'a, CreateUrr> {
+        Repeated::in_list(self.message.body(), self.counts.create_urrs)
+    }
+
+    /// Every Create QER, in order.
+    pub fn create_qers(&self) -> Repeated<'a, CreateQer> {
+        Repeated::in_list(self.message.body(), self.counts.create_qers)
+    }
+
+    /// Every Update PDR, in order.
+    pub fn update_pdrs(&self) -> Repeated<'a, UpdatePdr<'a>> {
+        Repeated::in_list(self.message.body(), self.counts.update_pdrs)
+    }
+
+    /// Every Update FAR, in order.
+    pub fn update_fars(&self) -> Repeated<'a, UpdateFar<'a>> {
+        Repeated::in_list(self.message.body(), self.counts.update_fars)
+    }
+
+    /// Every Update URR, in order.
+    pub fn update_urrs(&self) -> Repeated<'a, UpdateUrr> {
+        Repeated::in_list(self.message.body(), self.counts.update_urrs)
+    }
+
+    /// Every Update QER, in order.
+    pub fn update_qers(&self) -> Repeated<'a, UpdateQer> {
+        Repeated::in_list(self.message.body(), self.counts.update_qers)
+    }
+
+    /// Every Remove PDR, in order.
+    pub fn remove_pdrs(&self) -> Repeated<'a, RemovePdr> {
+        Repeated::in_list(self.message.body(), self.counts.remove_pdrs)
+    }
+
+    /// Every Remove FAR, in order.
+    pub fn remove_fars(&self) -> Repeated<'a, RemoveFar> {
+        Repeated::in_list(self.message.body(), self.counts.remove_fars)
+    }
+
+    /// Every Remove URR, in order.
+    pub fn remove_urrs(&self) -> Repeated<'a, RemoveUrr> {
+        Repeated::in_list(self.message.body(), self.counts.remove_urrs)
+    }
+
+    /// Every Remove QER, in order.
+    pub fn remove_qers(&self) -> Repeated<'a, RemoveQer> {
+        Repeated::in_list(self.message.body(), self.counts.remove_qers)
+    }
+
+    /// Every Created PDR, in order.
+    pub fn created_pdrs(&self) -> Repeated<'a, CreatedPdr<'a>> {
+        Repeated::in_list(self.message.body(), self.counts.created_pdrs)
+    }
+
+    /// Every Usage Report (Session Report Request), in order.
+    pub fn usage_reports_srr(&self) -> Repeated<'a, UsageReportSrr> {
+        Repeated::in_list(self.message.body(), self.counts.usage_reports_srr)
+    }
+
+    /// Every Usage Report (Session Modification Response), in order.
+    pub fn usage_reports_smr(&self) -> Repeated<'a, UsageReportSmr> {
+        Repeated::in_list(self.message.body(), self.counts.usage_reports_smr)
+    }
+
+    /// Every Usage Report (Session Deletion Response), in order.
+    pub fn usage_reports_sdr(&self) -> Repeated<'a, UsageReportSdr> {
+        Repeated::in_list(self.message.body(), self.counts.usage_reports_sdr)
+    }
+
     fn empty(message: Message<'a>) -> Self {
         MessageView {
             message,
@@ -291,27 +327,12 @@ impl<'a> MessageView<'a> {
             load_control_information: None,
             offending_ie: None,
             report_type: None,
-            create_pdrs: Repeated::default(),
-            create_fars: Repeated::default(),
-            create_urrs: Repeated::default(),
-            create_qers: Repeated::default(),
             create_bar: None,
-            update_pdrs: Repeated::default(),
-            update_fars: Repeated::default(),
-            update_urrs: Repeated::default(),
-            update_qers: Repeated::default(),
             update_bar: None,
-            remove_pdrs: Repeated::default(),
-            remove_fars: Repeated::default(),
-            remove_urrs: Repeated::default(),
-            remove_qers: Repeated::default(),
             remove_bar: None,
-            created_pdrs: Repeated::default(),
-            usage_reports_srr: Repeated::default(),
-            usage_reports_smr: Repeated::default(),
-            usage_reports_sdr: Repeated::default(),
             downlink_data_report: None,
             ignored: 0,
+            counts: Counts::default(),
         }
     }
 }

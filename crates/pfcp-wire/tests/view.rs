@@ -61,11 +61,11 @@ fn check(m: &Message<'_>) -> bool {
         m.load_control_information().unwrap_or_default()
     );
     let pdrs: Vec<CreatePdr<'_>> = m.all().collect::<Result<_, _>>().unwrap();
-    assert_eq!(v.create_pdrs.iter().collect::<Vec<_>>(), pdrs);
+    assert_eq!(v.create_pdrs().iter().collect::<Vec<_>>(), pdrs);
     let fars: Vec<CreateFar<'_>> = m.all().collect::<Result<_, _>>().unwrap();
-    assert_eq!(v.create_fars.iter().collect::<Vec<_>>(), fars);
+    assert_eq!(v.create_fars().iter().collect::<Vec<_>>(), fars);
     let created: Vec<CreatedPdr<'_>> = m.all().collect::<Result<_, _>>().unwrap();
-    assert_eq!(v.created_pdrs.iter().collect::<Vec<_>>(), created);
+    assert_eq!(v.created_pdrs().iter().collect::<Vec<_>>(), created);
     true
 }
 

@@ -56,7 +56,12 @@ pub struct Repeated<'a, T> {
 }
 
 enum Repr<'a, T> {
-    Wire { members: IeIter<'a>, count: usize },
+    /// The IE list holding the occurrences (a group's value or a message body), framing
+    /// checked: iterating it cannot fail. Two words, so that a typed group stays small.
+    Wire {
+        members: &'a [u8],
+        count: usize,
+    },
     Owned(Vec<T>),
 }
 
@@ -64,17 +69,12 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
     /// The occurrences of `T` among the members of `group` (`count` of them, already decoded
     /// once by the group's decoder).
     pub(crate) fn wire(group: &RawIe<'a>, count: usize) -> Self {
-        Repeated {
-            repr: Repr::Wire {
-                members: group.children(),
-                count,
-            },
-        }
+        Self::in_list(group.value(), count)
     }
 
     /// The occurrences of `T` in the IE list `list` (`count` of them, each already decoded
     /// once: the top-level rules of [`crate::view::MessageView`]).
-    pub(crate) fn in_list(list: IeIter<'a>, count: usize) -> Self {
+    pub(crate) fn in_list(list: &'a [u8], count: usize) -> Self {
         Repeated {
             repr: Repr::Wire {
                 members: list,
@@ -90,7 +90,7 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
     {
         RepeatedIter {
             inner: match &self.repr {
-                Repr::Wire { members, .. } => IterRepr::Wire(members.clone()),
+                Repr::Wire { members, .. } => IterRepr::Wire(IeIter::new(members, 0)),
                 Repr::Owned(v) => IterRepr::Owned(v.iter()),
             },
         }
@@ -133,7 +133,7 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
 
     fn raw_members(&self) -> impl Iterator<Item = RawIe<'a>> + '_ {
         let members = match &self.repr {
-            Repr::Wire { members, .. } => Some(members.clone()),
+            Repr::Wire { members, .. } => Some(IeIter::new(members, 0)),
             Repr::Owned(_) => None,
         };
         members
@@ -165,7 +165,7 @@ impl<'a, T: TypedIe<'a> + Clone> Clone for Repeated<'a, T> {
         Repeated {
             repr: match &self.repr {
                 Repr::Wire { members, count } => Repr::Wire {
-                    members: members.clone(),
+                    members,
                     count: *count,
                 },
                 Repr::Owned(v) => Repr::Owned(v.clone()),

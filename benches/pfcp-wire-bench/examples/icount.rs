@@ -2,13 +2,13 @@
 //! noisy machine, unlike wall time). Same message set and operations as `benches/codec.rs`.
 //!
 //! ```text
-//! cargo build --release -p pfcp-wire --example icount
+//! cargo build --release -p pfcp-wire-bench --example icount
 //! valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/icount wire-walk sess_est_req 10000
 //! ```
 //!
 //! Instructions per operation = (Ir at N - Ir at 0) / N, which removes process start-up and
-//! setup (`crates/pfcp-wire/benches/icount.sh` does this for every pair).
+//! setup (`benches/pfcp-wire-bench/benches/icount.sh` does this for every pair).
 //!
 //! `icount gate` runs the conformance gate; `icount list` prints the valid (op, message) pairs;
 //! `icount info` prints each message's size and IE count.

@@ -2,13 +2,13 @@
 # Instructions per operation for every (operation, message) pair of examples/icount.rs, under
 # callgrind: (Ir at N iterations - Ir at 0 iterations) / N, so process start-up and setup cancel.
 #
-#   bash crates/pfcp-wire/benches/icount.sh [N]        (default N = 2000)
+#   bash benches/pfcp-wire-bench/benches/icount.sh [N]        (default N = 2000)
 #
 # Prints "op message instructions_per_op" lines (TSV). Needs valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 N="${1:-2000}"
-cargo build --quiet --release -p pfcp-wire --example icount
+cargo build --quiet --release -p pfcp-wire-bench --example icount
 BIN="${CARGO_TARGET_DIR:-target}/release/examples/icount"
 "$BIN" gate >/dev/null
 

@@ -1,7 +1,7 @@
 //! pfcp-wire vs rs-pfcp 0.5 on the same bytes (perf-anchors scenario S1).
 //!
 //! ```text
-//! cargo bench -p pfcp-wire --bench codec -- --warm-up-time 1 --measurement-time 3
+//! cargo bench -p pfcp-wire-bench --bench codec -- --warm-up-time 1 --measurement-time 3
 //! ```
 //!
 //! Groups (each benchmark id is `<implementation>/<message>`):
