@@ -161,9 +161,8 @@ fn wire_view(msgs: &[Vec<u8>], rules: bool) -> u64 {
         acc += v.node_id.map_or(0, |n| u64::from(n.type_code()));
         acc = acc.wrapping_add(v.f_seid.map_or(0, |f| f.seid));
         acc += v.recovery_time_stamp.map_or(0, |t| u64::from(t.0));
-        acc += (v.create_pdrs().len() + v.create_fars().len() + v.created_pdrs().len()) as u64;
         if rules {
-            for pdr in v.create_pdrs().iter() {
+            for pdr in v.create_pdrs().flatten() {
                 acc += u64::from(pdr.pdr_id.0) + pdr.far_id.map_or(0, |f| u64::from(f.0));
                 acc += pdr
                     .pdi
@@ -173,7 +172,7 @@ fn wire_view(msgs: &[Vec<u8>], rules: bool) -> u64 {
                 acc += (pdr.pdi.sdf_filters.iter().count() + pdr.urr_ids.iter().count()) as u64;
                 acc += pdr.qer_ids.iter().count() as u64;
             }
-            for far in v.create_fars().iter() {
+            for far in v.create_fars().flatten() {
                 acc += u64::from(far.apply_action.bits);
                 if let Some(fp) = &far.forwarding_parameters {
                     acc += fp
@@ -182,13 +181,13 @@ fn wire_view(msgs: &[Vec<u8>], rules: bool) -> u64 {
                         .map_or(0, u64::from);
                 }
             }
-            for c in v.created_pdrs().iter() {
+            for c in v.created_pdrs().flatten() {
                 acc += c.local_f_teid.and_then(|f| f.teid()).map_or(0, u64::from);
             }
-            for u in v.update_fars().iter() {
+            for u in v.update_fars().flatten() {
                 acc += u.apply_action.map_or(0, |a| u64::from(a.bits));
             }
-            for q in v.create_qers().iter() {
+            for q in v.create_qers().flatten() {
                 acc += q.mbr.map_or(0, |m| m.uplink);
             }
         }

@@ -26,6 +26,10 @@ use crate::error::EncodeError;
 use crate::header::Header;
 use crate::ie::{IeType, RawIe, TypedIe, IE_HEADER_LEN};
 
+/// Size of the buffer [`Sink::put_small`] takes: an IE header, an Enterprise ID and a short
+/// value.
+pub const SMALL_WRITE: usize = 28;
+
 /// Where encoded octets go.
 pub trait Sink {
     /// Octets written so far.
@@ -34,6 +38,13 @@ pub trait Sink {
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError>;
     /// Overwrite already-written octets at `at` (used to patch Length fields).
     fn patch(&mut self, at: usize, bytes: &[u8]) -> Result<(), EncodeError>;
+
+    /// Append the first `n` octets of `bytes` (`n <= SMALL_WRITE`). Sinks that can write the
+    /// whole fixed-size array and cut it back (a `Vec`) avoid a variable-length copy.
+    #[inline]
+    fn put_small(&mut self, bytes: &[u8; SMALL_WRITE], n: usize) -> Result<(), EncodeError> {
+        self.put(bytes.get(..n).unwrap_or(bytes))
+    }
 }
 
 /// A sink over a caller's buffer.
@@ -100,6 +111,13 @@ impl Sink for Vec<u8> {
     #[inline]
     fn position(&self) -> usize {
         self.len()
+    }
+    #[inline]
+    fn put_small(&mut self, bytes: &[u8; SMALL_WRITE], n: usize) -> Result<(), EncodeError> {
+        let end = self.len() + n.min(SMALL_WRITE);
+        self.extend_from_slice(bytes);
+        self.truncate(end);
+        Ok(())
     }
     #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {

@@ -278,7 +278,7 @@ pub(crate) fn check_typed(ie: &RawIe<'_>) -> Result<(), DecodeError> {
     macro_rules! dispatch {
         ($($c:ident => $t:ty),* $(,)?) => {
             match ie.ie_type() {
-                $(IeType::$c => <$t as TypedIe<'_>>::decode(ie).map(|_| ()),)*
+                $(IeType::$c => <$t as TypedIe<'_>>::check(ie),)*
                 _ => Ok(()),
             }
         };

@@ -87,7 +87,7 @@ fn view_everything(out: &mut CountingWriter, m: &Message<'_>) -> usize {
         show(out, n);
     }
     let mut rules = 0;
-    for pdr in v.create_pdrs().iter() {
+    for pdr in v.create_pdrs().flatten() {
         rules += 1;
         black_box((pdr.pdr_id, pdr.precedence, pdr.far_id, pdr.pdi.local_f_teid));
         black_box(
@@ -108,7 +108,7 @@ fn view_everything(out: &mut CountingWriter, m: &Message<'_>) -> usize {
         rules += pdr.urr_ids.iter().chain(pdr.urr_ids.iter()).count();
         rules += pdr.qer_ids.iter().count() + pdr.pdi.qfis.iter().count();
     }
-    for far in v.create_fars().iter() {
+    for far in v.create_fars().flatten() {
         rules += 1;
         black_box((far.apply_action, far.bar_id));
         if let Some(fp) = &far.forwarding_parameters {
@@ -118,36 +118,36 @@ fn view_everything(out: &mut CountingWriter, m: &Message<'_>) -> usize {
     }
     rules += v
         .create_urrs()
-        .iter()
+        .flatten()
         .inspect(|u| {
             black_box(u.volume_threshold);
         })
         .count();
     rules += v
         .create_qers()
-        .iter()
+        .flatten()
         .inspect(|q| {
             black_box(q.mbr);
         })
         .count();
     rules += v
         .update_fars()
-        .iter()
+        .flatten()
         .inspect(|f| {
             black_box(f.apply_action);
         })
         .count();
-    rules += v.update_pdrs().iter().count() + v.remove_pdrs().iter().count();
+    rules += v.update_pdrs().flatten().count() + v.remove_pdrs().flatten().count();
     rules += v
         .created_pdrs()
-        .iter()
+        .flatten()
         .inspect(|c| {
             black_box(c.local_f_teid);
         })
         .count();
     rules += v
         .usage_reports_srr()
-        .iter()
+        .flatten()
         .inspect(|u| {
             black_box(u.volume_measurement);
         })

@@ -372,6 +372,42 @@ macro_rules! grouped_ie {
                 })
             }
 
+            /// The members checked in place, the same walk as `decode` without the value.
+            fn check(ie: &$crate::ie::RawIe<'a>) -> Result<(), $crate::error::DecodeError> {
+                $(let mut $m = false;)*
+                $(let mut $o = false;)*
+                for member in ie.children() {
+                    let member = member?;
+                    let t = member.ie_type();
+                    $(if t == <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE {
+                        if !$m {
+                            <$mt as $crate::ie::TypedIe<'a>>::check(&member)?;
+                            $m = true;
+                        }
+                        continue;
+                    })*
+                    $(if t == <$ot as $crate::ie::TypedIe<'a>>::IE_TYPE {
+                        if !$o {
+                            <$ot as $crate::ie::TypedIe<'a>>::check(&member)?;
+                            $o = true;
+                        }
+                        continue;
+                    })*
+                    $(if t == <$rt as $crate::ie::TypedIe<'a>>::IE_TYPE {
+                        <$rt as $crate::ie::TypedIe<'a>>::check(&member)?;
+                        continue;
+                    })*
+                    let _ = t;
+                }
+                $(let _ = $o;)*
+                $(if !$m {
+                    return Err(ie.error($crate::error::DecodeErrorKind::MissingMember(
+                        <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE,
+                    )));
+                })*
+                Ok(())
+            }
+
             fn value_len(&self) -> usize {
                 0 $(+ $crate::encode::Encode::encoded_len(&self.$f))*
             }

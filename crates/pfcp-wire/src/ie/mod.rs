@@ -486,6 +486,14 @@ pub trait TypedIe<'a>: Sized {
 
     /// Write exactly [`TypedIe::value_len`] octets, or fail if the value cannot be encoded.
     fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
+
+    /// Whether the IE decodes: the same verdict and error as [`TypedIe::decode`], without
+    /// building the value (what [`crate::Message::validate`] needs; grouped IEs check their
+    /// members in place).
+    #[inline]
+    fn check(ie: &RawIe<'a>) -> Result<(), DecodeError> {
+        Self::decode(ie).map(|_| ())
+    }
 }
 
 /// Iterator over a list of IEs (a message body or a grouped IE's body).

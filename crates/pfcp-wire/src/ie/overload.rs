@@ -136,17 +136,23 @@ impl<'a> TypedIe<'a> for OciFlags {
     }
 }
 
-/// Decode the first member of `T`'s type inside a grouped IE (clause 7.6.10: later repetitions
-/// are ignored). Members in any order (clause 8.1.2).
-fn member<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<Option<T>, DecodeError> {
-    match group.children().find(T::IE_TYPE)? {
-        Some(ie) => T::decode(&ie).map(Some),
-        None => Ok(None),
+/// Decode a member into `slot` unless an earlier one did (clause 7.6.10: later repetitions
+/// are ignored). Members come in any order (clause 8.1.2).
+#[inline]
+fn once<'a, T: TypedIe<'a>>(slot: &mut Option<T>, m: &RawIe<'a>) -> Result<(), DecodeError> {
+    if slot.is_none() {
+        *slot = Some(T::decode(m)?);
     }
+    Ok(())
 }
 
-fn mandatory<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<T, DecodeError> {
-    member::<T>(group)?.ok_or_else(|| group.error(DecodeErrorKind::MissingMember(T::IE_TYPE)))
+/// A mandatory member, or the error naming it.
+#[inline]
+fn required<'a, T: TypedIe<'a>>(group: &RawIe<'a>, v: Option<T>) -> Result<T, DecodeError> {
+    match v {
+        Some(v) => Ok(v),
+        None => Err(group.error(DecodeErrorKind::MissingMember(T::IE_TYPE))),
+    }
 }
 
 /// Overload Control Information (type 54, Table 7.5.3.4-1; clause 6.2.4).
@@ -174,12 +180,24 @@ impl OverloadControlInformation {
 
 impl<'a> TypedIe<'a> for OverloadControlInformation {
     const IE_TYPE: IeType = IeType::OVERLOAD_CONTROL_INFORMATION;
+    /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let (mut seq, mut metric, mut timer, mut flags) = (None, None, None, None);
+        for m in ie.children() {
+            let m = m?;
+            match m.ie_type() {
+                IeType::SEQUENCE_NUMBER => once(&mut seq, &m)?,
+                IeType::METRIC => once(&mut metric, &m)?,
+                IeType::TIMER => once(&mut timer, &m)?,
+                IeType::OCI_FLAGS => once(&mut flags, &m)?,
+                _ => {}
+            }
+        }
         Ok(OverloadControlInformation {
-            sequence_number: mandatory(ie)?,
-            metric: mandatory(ie)?,
-            period_of_validity: mandatory(ie)?,
-            flags: member(ie)?,
+            sequence_number: required(ie, seq)?,
+            metric: required(ie, metric)?,
+            period_of_validity: required(ie, timer)?,
+            flags,
         })
     }
 
@@ -210,10 +228,20 @@ pub struct LoadControlInformation {
 
 impl<'a> TypedIe<'a> for LoadControlInformation {
     const IE_TYPE: IeType = IeType::LOAD_CONTROL_INFORMATION;
+    /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let (mut seq, mut metric) = (None, None);
+        for m in ie.children() {
+            let m = m?;
+            match m.ie_type() {
+                IeType::SEQUENCE_NUMBER => once(&mut seq, &m)?,
+                IeType::METRIC => once(&mut metric, &m)?,
+                _ => {}
+            }
+        }
         Ok(LoadControlInformation {
-            sequence_number: mandatory(ie)?,
-            metric: mandatory(ie)?,
+            sequence_number: required(ie, seq)?,
+            metric: required(ie, metric)?,
         })
     }
 
