@@ -517,6 +517,19 @@ fn wireshark_reads_the_captures_session_ies_as_we_do() {
     assert!(n > 1000, "{n}");
 }
 
+/// With `PFCP_JUDGE_DUMP=1`, print the judged messages as hex (to run the scripts by hand).
+#[test]
+fn dump_when_asked() {
+    if std::env::var_os("PFCP_JUDGE_DUMP").is_some() {
+        for m in messages::all() {
+            println!(
+                "{}",
+                m.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            );
+        }
+    }
+}
+
 #[test]
 fn wireshark_reads_every_typed_session_ie_as_we_do() {
     let test = "wireshark_reads_every_typed_session_ie_as_we_do";

@@ -98,10 +98,12 @@ interface_ie!(
 );
 
 /// A set of flag octets (octet 5 is bits 0-7, octet 6 bits 8-15, ...) and how many octets it
-/// occupies on the wire.
+/// occupies on the wire: at least `min` are read, at least `encode` written by the
+/// constants, at most `max` kept.
 macro_rules! flags_ie {
     (
-        $(#[$doc:meta])* $name:ident, $code:ident, min $min:literal, max $max:literal,
+        $(#[$doc:meta])* $name:ident, $code:ident, min $min:literal, encode $emin:literal,
+        max $max:literal,
         [$($(#[$cdoc:meta])* $c:ident = $octet:literal : $bit:literal;)*]
     ) => {
         $(#[$doc])*
@@ -117,11 +119,11 @@ macro_rules! flags_ie {
         impl $name {
             $($(#[$cdoc])* pub const $c: $name = $name {
                 bits: 1 << (($octet - 5) * 8 + $bit - 1),
-                octets: if $octet - 4 > $min { $octet - 4 } else { $min },
+                octets: if $octet - 4 > $emin { $octet - 4 } else { $emin },
             };)*
 
-            /// No flag set, in the shortest encoding.
-            pub const EMPTY: $name = $name { bits: 0, octets: $min };
+            /// No flag set, in the shortest encoding this crate writes.
+            pub const EMPTY: $name = $name { bits: 0, octets: $emin };
 
             /// Every named flag, with its name.
             pub const NAMED: &'static [(&'static str, $name)] = &[$((stringify!($c), $name::$c)),*];
@@ -208,7 +210,7 @@ macro_rules! flags_ie {
 
 flags_ie!(
     /// Apply Action (type 44, clause 8.2.26): what a FAR does with the packets.
-    ApplyAction, APPLY_ACTION, min 1, max 2, [
+    ApplyAction, APPLY_ACTION, min 1, encode 1, max 2, [
         /// Drop.
         DROP = 5:1;
         /// Forward.
@@ -240,7 +242,7 @@ flags_ie!(
 
 flags_ie!(
     /// Measurement Method (type 62, clause 8.2.40): what a URR measures.
-    MeasurementMethod, MEASUREMENT_METHOD, min 1, max 1, [
+    MeasurementMethod, MEASUREMENT_METHOD, min 1, encode 1, max 1, [
         /// Duration.
         DURAT = 5:1;
         /// Volume.
@@ -252,7 +254,7 @@ flags_ie!(
 
 flags_ie!(
     /// Reporting Triggers (type 37, clause 8.2.19): when a URR reports.
-    ReportingTriggers, REPORTING_TRIGGERS, min 2, max 3, [
+    ReportingTriggers, REPORTING_TRIGGERS, min 2, encode 2, max 3, [
         /// Periodic reporting.
         PERIO = 5:1;
         /// Volume threshold reached.
@@ -293,8 +295,10 @@ flags_ie!(
 );
 
 flags_ie!(
-    /// Usage Report Trigger (type 63, clause 8.2.41): why a usage report was sent.
-    UsageReportTrigger, USAGE_REPORT_TRIGGER, min 1, max 3, [
+    /// Usage Report Trigger (type 63, clause 8.2.41): why a usage report was sent. Octets 5
+    /// and 6 exist since Release 15, so at least those two are written (a 1-octet IE, which
+    /// some peers send, is still read); scapy's Release-15 decoder desynchronises on one.
+    UsageReportTrigger, USAGE_REPORT_TRIGGER, min 1, encode 2, max 3, [
         /// Periodic reporting.
         PERIO = 5:1;
         /// Volume threshold reached.
@@ -344,7 +348,7 @@ flags_ie!(
 
 flags_ie!(
     /// Report Type (type 39, clause 8.2.21): what a Session Report Request reports.
-    ReportType, REPORT_TYPE, min 1, max 1, [
+    ReportType, REPORT_TYPE, min 1, encode 1, max 1, [
         /// Downlink Data Report.
         DLDR = 5:1;
         /// Usage Report.
