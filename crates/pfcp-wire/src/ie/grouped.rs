@@ -130,18 +130,6 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
             v.push(value);
         }
     }
-
-    fn raw_members(&self) -> impl Iterator<Item = RawIe<'a>> + '_ {
-        let members = match &self.repr {
-            Repr::Wire { members, .. } => Some(IeIter::new(members, 0)),
-            Repr::Owned(_) => None,
-        };
-        members
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|m| m.ie_type() == T::IE_TYPE)
-    }
 }
 
 impl<T> Default for Repeated<'_, T> {
@@ -200,18 +188,19 @@ where
     }
 }
 
-/// Every occurrence, encoded: a decoded list is copied octet for octet.
-impl<'a, T: TypedIe<'a> + Encode> Encode for Repeated<'a, T> {
+/// Every occurrence, encoded by its typed encoder (a decoded list as its values: extension
+/// octets of a member are not kept, exactly as for a single member and the owned form).
+impl<'a, T: TypedIe<'a> + Encode + Clone> Encode for Repeated<'a, T> {
     fn encoded_len(&self) -> usize {
         match &self.repr {
-            Repr::Wire { .. } => self.raw_members().map(|m| m.encoded_len()).sum(),
+            Repr::Wire { .. } => self.iter().map(|m| m.encoded_len()).sum(),
             Repr::Owned(v) => v.iter().map(Encode::encoded_len).sum(),
         }
     }
 
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         match &self.repr {
-            Repr::Wire { .. } => self.raw_members().try_for_each(|m| m.encode(out)),
+            Repr::Wire { .. } => self.iter().try_for_each(|m| m.encode(out)),
             Repr::Owned(v) => v.iter().try_for_each(|m| m.encode(out)),
         }
     }
