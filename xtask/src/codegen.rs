@@ -157,16 +157,16 @@ pub(crate) fn type_table(tsv: &str) -> Result<String, String> {
          \n\
          /// Whether the IE type is a grouped IE whose body is a list of embedded IEs.\n\
          #[inline]\n\
+         // The index is checked on the line before (`get` is not `const`).\n\
+         #[allow(clippy::indexing_slicing)]\n\
          pub(crate) const fn is_grouped(code: u16) -> bool {\n\
-        \x20   let word = match code / 64 {\n",
-    );
-    for w in 0..words {
-        let _ = writeln!(s, "        {w} => GROUPED_BITS[{w}],");
-    }
-    s.push_str(
-        "        _ => 0,\n\
-        \x20   };\n\
-        \x20   word & (1 << (code % 64)) != 0\n\
+        \x20   // One load and a shift (types past the table are not grouped).\n\
+        \x20   let word = (code >> 6) as usize;\n\
+        \x20   if word < GROUPED_BITS.len() {\n\
+        \x20       GROUPED_BITS[word] & (1 << (code & 63)) != 0\n\
+        \x20   } else {\n\
+        \x20       false\n\
+        \x20   }\n\
          }\n\
          \n\
          /// Calls `$m! { CONSTANT => Type, ... }` with every IE type this crate decodes to a typed\n\

@@ -1016,16 +1016,16 @@ const fn grouped_word(w: u16) -> u64 {
 
 /// Whether the IE type is a grouped IE whose body is a list of embedded IEs.
 #[inline]
+// The index is checked on the line before (`get` is not `const`).
+#[allow(clippy::indexing_slicing)]
 pub(crate) const fn is_grouped(code: u16) -> bool {
-    let word = match code / 64 {
-        0 => GROUPED_BITS[0],
-        1 => GROUPED_BITS[1],
-        2 => GROUPED_BITS[2],
-        3 => GROUPED_BITS[3],
-        4 => GROUPED_BITS[4],
-        _ => 0,
-    };
-    word & (1 << (code % 64)) != 0
+    // One load and a shift (types past the table are not grouped).
+    let word = (code >> 6) as usize;
+    if word < GROUPED_BITS.len() {
+        GROUPED_BITS[word] & (1 << (code & 63)) != 0
+    } else {
+        false
+    }
 }
 
 /// Calls `$m! { CONSTANT => Type, ... }` with every IE type this crate decodes to a typed
