@@ -69,15 +69,9 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
     /// The occurrences of `T` among the members of `group` (`count` of them, already decoded
     /// once by the group's decoder).
     pub(crate) fn wire(group: &RawIe<'a>, count: usize) -> Self {
-        Self::in_list(group.value(), count)
-    }
-
-    /// The occurrences of `T` in the IE list `list` (`count` of them, each already decoded
-    /// once: the top-level rules of [`crate::view::MessageView`]).
-    pub(crate) fn in_list(list: &'a [u8], count: usize) -> Self {
         Repeated {
             repr: Repr::Wire {
-                members: list,
+                members: group.value(),
                 count,
             },
         }
