@@ -19,9 +19,12 @@ oracle category:
   canonical: spare bits, MP without S, ...);
 * datagram: 3 per framing category (trailing data, truncations, length errors), FO bundles of
   2 and 3 valid messages, one bundle ending with FO=1, a few single messages;
-* typed_ie: up to 6 IEs of each typed kind (Cause, Node ID, F-SEID, OCI, LCI, Timer, ...) from
-  valid messages and captures, plus those of malformed IE-content entries, as
-  <type: 2 octets><body>, de-duplicated.
+* typed_ie: up to 6 IEs of each typed kind (Cause, Node ID, F-SEID, OCI, LCI, Timer, and the
+  session IEs: Create PDR, PDI, F-TEID, UE IP Address, Outer Header Creation, ..., found
+  anywhere inside the typed groups) from valid messages and captures, plus those of malformed
+  IE-content entries, as <type: 2 octets><body>, de-duplicated;
+* decode_message and roundtrip also get up to 3 captures per session message type (50..57), so
+  that the session rules of real SMFs and UPFs reach the message-level checks.
 
 Files the previous run wrote are removed first (only names this script produces: valid-*,
 malformed-*, capture-*, seed-*), so libFuzzer's own files in the same directory are kept.
@@ -36,10 +39,15 @@ from collections import defaultdict
 TARGETS = ("decode_message", "roundtrip", "datagram", "typed_ie")
 PREFIXES = ("valid-", "malformed-", "capture-", "seed-")
 MAX_SEED = 4096
-# Typed IE types of pfcp-wire: Cause, Offending IE, UP FF, Node ID, F-SEID, LCI, Sequence
-# Number, Metric, OCI, Timer, RTS, CP FF, OCI Flags.
-TYPED = {19, 40, 43, 60, 57, 51, 52, 53, 54, 55, 96, 89, 110}
-GROUPED_TYPED = {51, 54}
+# Typed IE types of pfcp-wire (the typed column of crates/pfcp-wire/data/ie_types.tsv):
+# Cause, Offending IE, UP FF, Node ID, F-SEID, LCI, Sequence Number, Metric, OCI, Timer, RTS,
+# CP FF, OCI Flags, and the session IEs (rules, their members, reports).
+SESSION_GROUPED = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 78, 79, 80, 83,
+                   85, 86, 87}
+SESSION_VALUE = {20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 31, 32, 37, 39, 42, 44, 46, 56, 62,
+                 63, 66, 67, 73, 74, 81, 84, 88, 93, 95, 104, 108, 109, 124}
+TYPED = {19, 40, 43, 60, 57, 51, 52, 53, 54, 55, 96, 89, 110} | SESSION_GROUPED | SESSION_VALUE
+GROUPED_TYPED = {51, 54} | SESSION_GROUPED
 
 
 def load(path):
@@ -70,14 +78,16 @@ def message_ies(msg):
 
 
 def typed_ies(msg):
-    """(type, value) of every typed IE at top level and inside OCI/LCI."""
-    for t, v in message_ies(msg):
-        if t in TYPED:
-            yield t, v
-        if t in GROUPED_TYPED:
-            for ct, cv in ies(v):
-                if ct in TYPED:
-                    yield ct, cv
+    """(type, value) of every typed IE at top level and, recursively, inside typed groups."""
+
+    def walk(items, depth):
+        for t, v in items:
+            if t in TYPED:
+                yield t, v
+            if t in GROUPED_TYPED and depth < 8:
+                yield from walk(ies(v), depth + 1)
+
+    yield from walk(message_ies(msg), 0)
 
 
 def with_fo(msg):
@@ -130,11 +140,17 @@ def main():
         if big:
             bombs.append(min(big, key=lambda r: (len(r["bytes"]), r["id"])))
 
-    for r in valid_pick[::2] + capture_pick + per_key(small, by_category, 4) + bombs:
+    # Session messages of the captures (rules, reports), a few per type.
+    session_pick = per_key(
+        [r for r in captures if len(r["bytes"]) > 1 and 50 <= r["bytes"][1] <= 57],
+        lambda r: r["bytes"][1],
+        3,
+    )
+    for r in valid_pick[::2] + capture_pick + session_pick + per_key(small, by_category, 4) + bombs:
         add("decode_message", r["id"], r["bytes"])
 
     tolerated = [r for r in small if r["class"] in ("semantic", "spec_tolerated")]
-    for r in valid_pick[1::2] + capture_pick + per_key(tolerated, by_category, 2):
+    for r in valid_pick[1::2] + capture_pick + session_pick + per_key(tolerated, by_category, 2):
         add("roundtrip", r["id"], r["bytes"])
 
     framing = [r for r in small if r["class"] == "framing"]

@@ -23,9 +23,9 @@ use std::fmt::Debug;
 use pfcp_wire::encode::{Encode, SliceSink};
 use pfcp_wire::header::{NODE_HEADER_LEN, SESSION_HEADER_LEN};
 use pfcp_wire::ie::{
-    ControlSequenceNumber, CpFunctionFeatures, FSeid, IeIter, LoadControlInformation, Metric,
-    NodeId, OciFlags, OffendingIe, OverloadControlInformation, RecoveryTimeStamp, Timer,
-    UpFunctionFeatures, IE_HEADER_LEN,
+    ControlSequenceNumber, CpFunctionFeatures, CreateFar, CreatePdr, CreatedPdr, FSeid, IeIter,
+    LoadControlInformation, Metric, NodeId, OciFlags, OffendingIe, OverloadControlInformation,
+    RecoveryTimeStamp, Timer, UpFunctionFeatures, IE_HEADER_LEN,
 };
 use pfcp_wire::owned::OwnedMessage;
 use pfcp_wire::presence::mandatory_ies;
@@ -223,6 +223,8 @@ fn check_message(data: &[u8], m: &Message<'_>) {
         }
     }
 
+    check_view(data, m);
+
     match m.validate() {
         Ok(()) => {
             let t = m.message_type();
@@ -273,6 +275,75 @@ fn check_message(data: &[u8], m: &Message<'_>) {
             }
         }
     }
+}
+
+/// `Message::view` agrees with `validate` (Ok exactly when it is, the same error when not)
+/// and with the accessors (every field is what the accessor gives when it succeeds; a field
+/// is left out only for a malformed IE, which the view counts).
+fn check_view(data: &[u8], m: &Message<'_>) {
+    let view = m.view();
+    match (&view, m.validate()) {
+        (Ok(_), Err(e)) => panic!("view accepted what validate refuses: {e}"),
+        (Err(v), Ok(())) => panic!("view refused what validate accepts: {v}"),
+        (Err(v), Err(e)) => {
+            check_error(data, v);
+            assert_eq!(*v, e, "view and validate disagree");
+        }
+        (Ok(_), Ok(())) => {}
+    }
+    let Ok(v) = view else { return };
+    assert_eq!(v.message, *m);
+    let mut bad = 0;
+    fn same<T: PartialEq + Debug>(
+        field: &Option<T>,
+        got: Result<Option<T>, DecodeError>,
+        bad: &mut usize,
+    ) {
+        match got {
+            Ok(g) => assert_eq!(*field, g, "view field vs accessor"),
+            Err(_) => *bad += 1,
+        }
+    }
+    same(&v.cause, m.cause(), &mut bad);
+    same(&v.node_id, m.node_id(), &mut bad);
+    same(&v.f_seid, m.f_seid(), &mut bad);
+    same(&v.recovery_time_stamp, m.recovery_time_stamp(), &mut bad);
+    same(
+        &v.overload_control_information,
+        m.overload_control_information(),
+        &mut bad,
+    );
+    same(
+        &v.load_control_information,
+        m.load_control_information(),
+        &mut bad,
+    );
+    assert!(
+        v.ignored >= bad,
+        "view ignored {} IEs, {bad} accessors failed",
+        v.ignored
+    );
+    let pdrs: Vec<Result<CreatePdr<'_>, DecodeError>> = v.create_pdrs().collect();
+    let by_type = m
+        .ies()
+        .flatten()
+        .filter(|ie| ie.ie_type() == IeType::CREATE_PDR)
+        .count();
+    assert_eq!(pdrs.len(), by_type, "view's Create PDRs");
+    for (p, ie) in pdrs.iter().zip(
+        m.ies()
+            .flatten()
+            .filter(|ie| ie.ie_type() == IeType::CREATE_PDR),
+    ) {
+        assert_eq!(*p, ie.decode_as::<CreatePdr<'_>>());
+    }
+    let _ = (
+        v.create_fars().count(),
+        v.created_pdrs().flatten().count(),
+        v.usage_reports_srr().flatten().count(),
+    );
+    let _: Option<CreateFar<'_>> = v.create_fars().flatten().next();
+    let _: Option<CreatedPdr<'_>> = v.created_pdrs().flatten().next();
 }
 
 /// Walk an IE list; grouped IEs recursively (must not fail: decode checked their framing),
@@ -642,6 +713,12 @@ macro_rules! typed {
         let buf = ie_bytes(own_type.0, $body);
         let ie = only_ie(&buf).expect("a non-vendor IE always frames");
         let decoded = ie.decode_as::<$t>();
+        assert_eq!(
+            <$t as TypedIe<'_>>::check(&ie),
+            decoded.as_ref().map(|_| ()).map_err(|e| *e),
+            "{}: check and decode disagree",
+            stringify!($t)
+        );
         if raw.ie_type() == own_type {
             assert_eq!(as_given, decoded, "same IE decodes differently");
         } else {
@@ -715,4 +792,84 @@ pub fn typed_ie(data: &[u8]) {
         |o: &OverloadControlInformation| { check_timer(o.period_of_validity) }
     );
     typed!(&raw, body, LoadControlInformation);
+    session_ies(&raw, body);
+}
+
+/// The typed IEs of the session messages (`pfcp_wire::ie`'s rule IEs and their members).
+fn session_ies(raw: &RawIe<'_>, body: &[u8]) {
+    use pfcp_wire::ie::*;
+    typed!(raw, body, SourceInterface);
+    typed!(raw, body, DestinationInterface);
+    typed!(raw, body, FTeid, |f: &FTeid| {
+        if let FTeid::Assigned { ipv4, ipv6, .. } = f {
+            assert!(ipv4.is_some() || ipv6.is_some(), "F-TEID without address");
+        }
+    });
+    typed!(raw, body, UeIpAddress);
+    typed!(raw, body, OuterHeaderCreation);
+    typed!(raw, body, OuterHeaderRemoval);
+    typed!(raw, body, NetworkInstance<'_>);
+    typed!(raw, body, ApplicationId<'_>);
+    typed!(raw, body, SdfFilter<'_>);
+    typed!(raw, body, GateStatus);
+    typed!(raw, body, Mbr);
+    typed!(raw, body, Gbr);
+    typed!(raw, body, Qfi, |q: &Qfi| assert!(q.value() <= 63));
+    typed!(raw, body, ApplyAction);
+    typed!(raw, body, MeasurementMethod);
+    typed!(raw, body, ReportingTriggers);
+    typed!(raw, body, UsageReportTrigger);
+    typed!(raw, body, ReportType);
+    typed!(raw, body, VolumeThreshold);
+    typed!(raw, body, VolumeQuota);
+    typed!(raw, body, VolumeMeasurement);
+    typed!(raw, body, PdrId);
+    typed!(raw, body, FarId);
+    typed!(raw, body, UrrId);
+    typed!(raw, body, QerId);
+    typed!(raw, body, BarId);
+    typed!(raw, body, Precedence);
+    typed!(raw, body, UrSeqn);
+    typed!(raw, body, TimeThreshold);
+    typed!(raw, body, TimeQuota);
+    typed!(raw, body, DurationMeasurement);
+    typed!(raw, body, QerCorrelationId);
+    typed!(raw, body, DownlinkDataNotificationDelay);
+    typed!(raw, body, CreatePdr<'_>, check_owned);
+    typed!(raw, body, Pdi<'_>, check_owned);
+    typed!(raw, body, CreateFar<'_>, check_owned);
+    typed!(raw, body, ForwardingParameters<'_>, check_owned);
+    typed!(raw, body, DuplicatingParameters);
+    typed!(raw, body, CreateUrr);
+    typed!(raw, body, CreateQer);
+    typed!(raw, body, CreateBar);
+    typed!(raw, body, CreatedPdr<'_>, check_owned);
+    typed!(raw, body, UpdatePdr<'_>, check_owned);
+    typed!(raw, body, UpdateFar<'_>, check_owned);
+    typed!(raw, body, UpdateForwardingParameters<'_>, check_owned);
+    typed!(raw, body, UpdateUrr);
+    typed!(raw, body, UpdateQer);
+    typed!(raw, body, UpdateBar);
+    typed!(raw, body, RemovePdr);
+    typed!(raw, body, RemoveFar);
+    typed!(raw, body, RemoveUrr);
+    typed!(raw, body, RemoveQer);
+    typed!(raw, body, RemoveBar);
+    typed!(raw, body, UsageReportSrr);
+    typed!(raw, body, UsageReportSmr);
+    typed!(raw, body, UsageReportSdr);
+    typed!(raw, body, DownlinkDataReport<'_>, check_owned);
+}
+
+/// The owned form of a decoded value is equal to it and encodes to the same octets.
+fn check_owned<T>(v: &T)
+where
+    T: pfcp_wire::ie::IntoOwned + Clone + PartialEq<T> + Encode + Debug,
+    T::Owned: Encode + Debug,
+{
+    let owned = v.clone().into_owned();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    v.encode(&mut a).expect("decoded value encodes");
+    owned.encode(&mut b).expect("owned value encodes");
+    assert_eq!(a, b, "owned form encodes differently: {owned:?}");
 }

@@ -3,6 +3,7 @@
 //! * `ci`: everything CI checks, in order, failing fast: formatting, clippy (all targets, all
 //!   features, then each library without default features), tests, rustdoc with warnings
 //!   denied, `cargo package` of the library crates, then a fuzz smoke run.
+//! * `codegen`: regenerate the generated source files (see `codegen.rs`).
 //! * `fuzz [TARGET] [--secs N]`: run the fuzz targets (stable toolchain with
 //!   `RUSTC_BOOTSTRAP=1`, as rustls's CI does); every target for `N` seconds (default 30).
 //!
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+mod codegen;
 mod tidy;
 
 /// Library crates: checked without default features and packaged.
@@ -27,11 +29,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("fuzz") => fuzz(&args[1..]),
+        Some("codegen") => codegen::run(&root()),
         Some("tidy") => tidy::run(&root()).map_err(|e| e.to_string()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <ci | fuzz [TARGET] [--secs N] | tidy>\n\
+                "usage: cargo xtask <ci | codegen | fuzz [TARGET] [--secs N] | tidy>\n\
                  \n  ci     formatting, clippy, tests, docs, packaging, fuzz smoke (what CI runs)\
+                 \n  codegen regenerate generated sources (the IE type table)\
                  \n  fuzz   run fuzz targets (default: all, 30 s each)\
                  \n  tidy   repository hygiene checks"
             );

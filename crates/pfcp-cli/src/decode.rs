@@ -4,10 +4,17 @@
 //! [`crate::capture`]), otherwise text with one hex payload per line (blank lines and `#`
 //! comments ignored, whitespace and `:` tolerated, or a JSON object with a `"hex"` member).
 //! Every payload is a UDP datagram that may carry several FO-bundled messages.
+//!
+//! Each message line of the JSON format carries the receiver's verdict, `"verdict": "valid"`
+//! or `"verdict": {"invalid": {...}}` with the Cause and Offending IE a node answers with:
+//! [`pfcp_wire::Message::validate`] and its error's [`pfcp_wire::DecodeError::cause`] and
+//! [`pfcp_wire::DecodeError::offending_ie`], the functions `pfcp-node` answers with. The exit
+//! status is 1 when any message is invalid (in both formats; the summary lines stay in the
+//! oracle's schema).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use pfcp_wire::Datagram;
+use pfcp_wire::{Datagram, DecodeError, DecodeErrorKind, Message};
 use serde_json::{json, Value};
 
 use crate::capture::{self, CaptureError, UdpDatagram};
@@ -53,6 +60,8 @@ pub struct DecodeStats {
     pub messages: u64,
     /// Error lines printed (messages or datagrams that failed to decode).
     pub failed: u64,
+    /// Messages that decoded but that a receiving node rejects ([`Message::validate`]).
+    pub invalid: u64,
     /// Input problems reported on stderr (bad text lines, corrupt captures).
     pub input_errors: u64,
 }
@@ -60,12 +69,13 @@ pub struct DecodeStats {
 impl DecodeStats {
     /// Whether anything failed (the exit status is then 1).
     pub fn any_failure(&self) -> bool {
-        self.failed > 0 || self.input_errors > 0
+        self.failed > 0 || self.invalid > 0 || self.input_errors > 0
     }
 
     fn add(&mut self, other: DecodeStats) {
         self.messages += other.messages;
         self.failed += other.failed;
+        self.invalid += other.invalid;
         self.input_errors += other.input_errors;
     }
 }
@@ -217,10 +227,17 @@ fn decode_datagram<W: Write>(
     let mut stats = DecodeStats::default();
     for (index, item) in Datagram::new(payload).enumerate() {
         let line = match item {
-            Ok(msg) => match opts.format {
-                Format::Summary => Ok(summarize(&msg)),
-                Format::Json => message_line(&msg, &source.origin(index, false)),
-            },
+            Ok(msg) => {
+                let verdict = msg.validate();
+                if verdict.is_err() {
+                    stats.invalid += 1;
+                }
+                match opts.format {
+                    Format::Summary => Ok(summarize(&msg)),
+                    Format::Json => message_line(&msg, &source.origin(index, false))
+                        .map(|line| with_verdict(line, &msg, verdict)),
+                }
+            }
             Err(e) => Err(error_line(&e, &source.origin(index, true))),
         };
         match &line {
@@ -230,6 +247,66 @@ fn decode_datagram<W: Write>(
         write_json(out, line.as_ref().unwrap_or_else(|e| e), opts.pretty)?;
     }
     Ok(stats)
+}
+
+/// `line` with the receiver's verdict on `msg` added after `message_name`: `"valid"`, or
+/// `{"invalid": {"cause", "cause_name", "offending_ie", "offending_ie_name", "kind",
+/// "error", "action"}}`. `action` is what a node does (clause 7.6): `"reject"` (a request,
+/// answered with the Cause and Offending IE), `"discard"` (an unknown message type, or a
+/// Heartbeat Request) or `"notify"` (a response: nothing is sent back, the application is
+/// told).
+fn with_verdict(line: Value, msg: &Message<'_>, verdict: Result<(), DecodeError>) -> Value {
+    let Value::Object(map) = line else {
+        return line;
+    };
+    let verdict = match verdict {
+        Ok(()) => json!("valid"),
+        Err(e) => {
+            let cause = e.cause();
+            let offending = e.offending_ie();
+            let t = msg.message_type();
+            let action = match e.kind {
+                DecodeErrorKind::UnknownMessageType(_) => "discard",
+                // Clause 7.6: no rejection for a Heartbeat Request.
+                _ if t.is_request() && t != pfcp_wire::MessageType::HEARTBEAT_REQUEST => "reject",
+                _ if t.is_request() => "discard",
+                _ => "notify",
+            };
+            json!({ "invalid": {
+                "cause": cause.0,
+                "cause_name": cause.name(),
+                "offending_ie": offending.map(|t| t.0),
+                "offending_ie_name": offending.and_then(|t| t.name()),
+                "kind": kind_name(&e.kind),
+                "error": e.to_string(),
+                "action": action,
+            }})
+        }
+    };
+    let mut out = serde_json::Map::new();
+    let mut placed = false;
+    for (k, v) in map {
+        let after = k == "message_name";
+        out.insert(k, v);
+        if after {
+            out.insert("verdict".into(), verdict.clone());
+            placed = true;
+        }
+    }
+    if !placed {
+        out.insert("verdict".into(), verdict);
+    }
+    Value::Object(out)
+}
+
+/// The variant name of an error kind (`IeTooShort`, `MissingMandatory`, ...).
+fn kind_name(kind: &DecodeErrorKind) -> String {
+    let debug = format!("{kind:?}");
+    debug
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Write one JSON value and a newline.
@@ -280,9 +357,150 @@ mod tests {
             DecodeStats {
                 messages: 2,
                 failed: 1,
+                invalid: 0,
                 input_errors: 1
             }
         );
+    }
+
+    fn lines(out: &str) -> Vec<Value> {
+        out.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The three invalid messages of issue 12, from the header and IE layouts (clauses 7.2.2,
+    /// 8.2.65, 8.2.38, 8.2.1): each decodes, and each line says what a node answers.
+    #[test]
+    fn invalid_messages_carry_the_cause_and_offending_ie() {
+        // Heartbeat Request, Recovery Time Stamp with 0 of its 4 octets.
+        let hb = "2001000800abcd0000600000";
+        // Association Setup Request, empty Node ID, then a Recovery Time Stamp.
+        let asr = "2005001000000200003c000000600004e8f4a2b0";
+        // Session Deletion Response (SEID 1), empty Cause.
+        let sdr = "2137001000000000000000010000030000130000";
+        let valid = "2001000c00abcd0000600004e8f4a2b0";
+        let input = format!("{hb}\n{asr}\n{sdr}\n{valid}\n");
+        let (out, diag, stats) = run(input.as_bytes(), Format::Json);
+        assert_eq!(diag, "");
+        let l = lines(&out);
+        assert_eq!(l.len(), 4);
+        let expect = [
+            (96, "Recovery Time Stamp", "discard"),
+            (60, "Node ID", "reject"),
+            (19, "Cause", "notify"),
+        ];
+        for (line, (ie, name, action)) in l.iter().zip(expect) {
+            let v = &line["verdict"]["invalid"];
+            assert_eq!(v["cause"], json!(68), "{line}");
+            assert_eq!(v["cause_name"], json!("Invalid length"), "{line}");
+            assert_eq!(v["offending_ie"], json!(ie), "{line}");
+            assert_eq!(v["offending_ie_name"], json!(name), "{line}");
+            assert_eq!(v["kind"], json!("IeTooShort"), "{line}");
+            assert_eq!(v["action"], json!(action), "{line}");
+            // The message itself is still printed in full (the encoder reads it back).
+            assert!(line["ies"].is_array());
+        }
+        assert_eq!(l[3]["verdict"], json!("valid"));
+        let keys: Vec<&String> = l[3].as_object().unwrap().keys().collect();
+        let at = keys.iter().position(|k| *k == "message_name").unwrap();
+        assert_eq!(keys[at + 1], "verdict");
+        assert_eq!(stats.invalid, 3);
+        assert_eq!(stats.messages, 4);
+        assert!(stats.any_failure(), "exit status 1");
+    }
+
+    #[test]
+    fn missing_mandatory_and_unknown_types() {
+        // Session Establishment Response (SEID 1) with a Cause but no Node ID: Cause 66.
+        let ser = "213300110000000000000001000004000013000101";
+        // Message type 99 (unknown): discarded silently.
+        let unknown = "2063000400000500";
+        let (out, _, stats) = run(format!("{ser}\n{unknown}\n").as_bytes(), Format::Json);
+        let l = lines(&out);
+        let v = &l[0]["verdict"]["invalid"];
+        assert_eq!(v["cause"], json!(66));
+        assert_eq!(v["offending_ie"], json!(60));
+        assert_eq!(v["kind"], json!("MissingMandatory"));
+        let u = &l[1]["verdict"]["invalid"];
+        assert_eq!(u["kind"], json!("UnknownMessageType"));
+        assert_eq!(u["action"], json!("discard"));
+        assert_eq!(u["offending_ie"], Value::Null);
+        assert_eq!(stats.invalid, 2);
+    }
+
+    /// The oracle's `ie_content` class (framing fine, an IE body wrong for its type): every
+    /// message whose bad IE is mandatory is invalid with Cause 68 or 69 naming that IE; the
+    /// others carry a bad optional or conditional IE (OCI, LCI, CP/UP Function Features, the
+    /// F-SEID of a response), which a receiver ignores (clause 7.2.3.2), so they are valid.
+    #[test]
+    fn the_oracle_ie_content_corpus_gets_verdicts() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/oracle/corpus/malformed.jsonl");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            eprintln!("{} not found, skipping", path.display());
+            return;
+        };
+        let input: String = text
+            .lines()
+            .filter(|l| l.contains("\"class\":\"ie_content\""))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let (out, _, stats) = run(input.as_bytes(), Format::Json);
+        let l = lines(&out);
+        assert_eq!(l.len(), 39);
+        let optional = [
+            IeTypeCode::OCI,
+            IeTypeCode::LCI,
+            IeTypeCode::CP_FEATURES,
+            IeTypeCode::UP_FEATURES,
+            IeTypeCode::F_SEID,
+        ];
+        for line in &l {
+            let types: Vec<u64> = line["ies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|ie| ie["type"].as_u64().unwrap())
+                .collect();
+            match &line["verdict"] {
+                Value::String(v) => {
+                    assert_eq!(v, "valid");
+                    assert!(
+                        types.iter().any(|t| optional.contains(t)),
+                        "valid without an optional IE to blame: {line}"
+                    );
+                }
+                v => {
+                    let inv = &v["invalid"];
+                    assert!([68, 69].contains(&inv["cause"].as_u64().unwrap()), "{line}");
+                    let ie = inv["offending_ie"].as_u64().unwrap();
+                    assert!(types.contains(&ie), "{line}");
+                }
+            }
+        }
+        assert_eq!(stats.invalid, 24);
+    }
+
+    /// IE type codes of the optional IEs above.
+    struct IeTypeCode;
+    impl IeTypeCode {
+        const OCI: u64 = 54;
+        const LCI: u64 = 51;
+        const CP_FEATURES: u64 = 89;
+        const UP_FEATURES: u64 = 43;
+        const F_SEID: u64 = 57;
+    }
+
+    #[test]
+    fn summary_lines_keep_the_oracle_schema_and_the_exit_status() {
+        let hb = "2001000800abcd0000600000";
+        let (out, _, stats) = run(format!("{hb}\n").as_bytes(), Format::Summary);
+        let l = lines(&out);
+        assert!(l[0].get("verdict").is_none(), "{}", l[0]);
+        assert_eq!(l[0]["message_type"], json!(1));
+        assert_eq!(stats.invalid, 1);
+        assert!(stats.any_failure());
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn raw(t: IeType, body: &[u8]) -> OwnedIe {
     OwnedIe {
         ie_type: t,
         enterprise_id: None,
-        content: IeContent::Raw(body.to_vec()),
+        content: IeContent::Raw(body.into()),
     }
 }
 

@@ -83,7 +83,7 @@ use pfcp_wire::{
 use tracing::{debug, trace};
 
 /// The FO (follow on) bit of octet 1 (clause 7.2.2.1).
-pub(crate) const FLAG_FO: u8 = 0x04;
+pub(crate) use pfcp_wire::header::FLAG_FO;
 
 /// Durations above this are treated as this (about 31 years: "never" in practice), so that
 /// deadline arithmetic cannot overflow [`Instant`].

@@ -24,7 +24,11 @@
 
 use crate::error::EncodeError;
 use crate::header::Header;
-use crate::ie::{IeType, RawIe, IE_HEADER_LEN};
+use crate::ie::{IeType, RawIe, TypedIe, IE_HEADER_LEN};
+
+/// Size of the buffer [`Sink::put_small`] takes: an IE header, an Enterprise ID and a short
+/// value.
+pub const SMALL_WRITE: usize = 28;
 
 /// Where encoded octets go.
 pub trait Sink {
@@ -34,6 +38,13 @@ pub trait Sink {
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError>;
     /// Overwrite already-written octets at `at` (used to patch Length fields).
     fn patch(&mut self, at: usize, bytes: &[u8]) -> Result<(), EncodeError>;
+
+    /// Append the first `n` octets of `bytes` (`n <= SMALL_WRITE`). Sinks that can write the
+    /// whole fixed-size array and cut it back (a `Vec`) avoid a variable-length copy.
+    #[inline]
+    fn put_small(&mut self, bytes: &[u8; SMALL_WRITE], n: usize) -> Result<(), EncodeError> {
+        self.put(bytes.get(..n).unwrap_or(bytes))
+    }
 }
 
 /// A sink over a caller's buffer.
@@ -102,6 +113,13 @@ impl Sink for Vec<u8> {
         self.len()
     }
     #[inline]
+    fn put_small(&mut self, bytes: &[u8; SMALL_WRITE], n: usize) -> Result<(), EncodeError> {
+        let end = self.len() + n.min(SMALL_WRITE);
+        self.extend_from_slice(bytes);
+        self.truncate(end);
+        Ok(())
+    }
+    #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), EncodeError> {
         self.extend_from_slice(bytes);
         Ok(())
@@ -137,43 +155,34 @@ pub trait Encode {
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
 }
 
-/// A typed IE with a fixed type code and a body written in one go; [`Encode`] follows from it
-/// (the crate implements both for each such IE).
-pub trait IeBody {
-    /// The IE type code.
-    const IE_TYPE: IeType;
-    /// Exact body length (after Type and Length).
-    fn body_len(&self) -> usize;
-    /// Write exactly `body_len()` octets.
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError>;
-}
-
-/// Write a whole IE from its [`IeBody`].
-pub fn encode_body<T: IeBody + ?Sized, S: Sink + ?Sized>(
+/// Write a whole typed IE: Type, Length, then [`TypedIe::write_value`].
+pub fn encode_typed<'a, T: TypedIe<'a>, S: Sink + ?Sized>(
     ie: &T,
     out: &mut S,
 ) -> Result<(), EncodeError> {
-    put_ie_header(out, T::IE_TYPE, ie.body_len())?;
-    ie.write_body(out)
+    put_ie_header(out, T::IE_TYPE, ie.value_len())?;
+    ie.write_value(out)
 }
 
-/// Implements [`Encode`] for types implementing [`IeBody`].
-macro_rules! encode_via_body {
+/// Implements [`Encode`] for types implementing [`TypedIe`] (every typed IE of the crate).
+macro_rules! impl_encode {
     ($($t:ty),* $(,)?) => {$(
         impl $crate::encode::Encode for $t {
+            #[inline]
             fn encoded_len(&self) -> usize {
-                $crate::ie::IE_HEADER_LEN + $crate::encode::IeBody::body_len(self)
+                $crate::ie::IE_HEADER_LEN + $crate::ie::TypedIe::value_len(self)
             }
+            #[inline]
             fn encode<S: $crate::encode::Sink + ?Sized>(
                 &self,
                 out: &mut S,
             ) -> Result<(), $crate::error::EncodeError> {
-                $crate::encode::encode_body(self, out)
+                $crate::encode::encode_typed(self, out)
             }
         }
     )*};
 }
-pub(crate) use encode_via_body;
+pub(crate) use impl_encode;
 
 /// Write an IE's Type and Length.
 pub fn put_ie_header<S: Sink + ?Sized>(
@@ -202,33 +211,61 @@ impl Encode for RawIe<'_> {
 }
 
 /// Writes a grouped IE: header first with a placeholder Length, children, then the Length.
+///
+/// [`GroupWriter::finish`] writes the Length. A group dropped without it (an early return, a
+/// forgotten call) would leave a Length of 0 and its children as siblings of the group: instead
+/// it marks the whole message broken, and every later call of the message's writer or of an
+/// enclosing group, `finish` included, fails with [`EncodeError::UnfinishedGroup`].
 #[derive(Debug)]
+#[must_use = "a grouped IE needs `finish` to write its Length"]
 pub struct GroupWriter<'s, S: Sink + ?Sized> {
     out: &'s mut S,
     start: usize,
+    /// Shared by the message's writer and all its groups: a group was dropped unfinished.
+    broken: &'s mut bool,
+    finished: bool,
 }
 
 impl<'s, S: Sink + ?Sized> GroupWriter<'s, S> {
-    /// Open a grouped IE of `ie_type`.
-    pub fn begin(out: &'s mut S, ie_type: IeType) -> Result<Self, EncodeError> {
+    fn open(out: &'s mut S, broken: &'s mut bool, ie_type: IeType) -> Result<Self, EncodeError> {
+        if *broken {
+            return Err(EncodeError::UnfinishedGroup);
+        }
         let start = out.position();
         put_ie_header(out, ie_type, 0)?;
-        Ok(GroupWriter { out, start })
+        Ok(GroupWriter {
+            out,
+            start,
+            broken,
+            finished: false,
+        })
+    }
+
+    #[inline]
+    fn check(&self) -> Result<(), EncodeError> {
+        if *self.broken {
+            Err(EncodeError::UnfinishedGroup)
+        } else {
+            Ok(())
+        }
     }
 
     /// Add a child IE.
     pub fn ie<E: Encode + ?Sized>(&mut self, ie: &E) -> Result<&mut Self, EncodeError> {
+        self.check()?;
         ie.encode(self.out)?;
         Ok(self)
     }
 
-    /// Open a nested grouped IE.
+    /// Open a nested grouped IE; [`GroupWriter::finish`] it before adding to this one.
     pub fn group(&mut self, ie_type: IeType) -> Result<GroupWriter<'_, S>, EncodeError> {
-        GroupWriter::begin(self.out, ie_type)
+        GroupWriter::open(self.out, self.broken, ie_type)
     }
 
     /// Patch the Length; returns the octets the grouped IE occupies.
-    pub fn finish(self) -> Result<usize, EncodeError> {
+    pub fn finish(mut self) -> Result<usize, EncodeError> {
+        self.finished = true;
+        self.check()?;
         let total = self.out.position() - self.start;
         let body = total - IE_HEADER_LEN;
         let len = u16::try_from(body).map_err(|_| EncodeError::LengthOverflow(body))?;
@@ -237,11 +274,22 @@ impl<'s, S: Sink + ?Sized> GroupWriter<'s, S> {
     }
 }
 
+impl<S: Sink + ?Sized> Drop for GroupWriter<'_, S> {
+    fn drop(&mut self) {
+        if !self.finished {
+            *self.broken = true;
+        }
+    }
+}
+
 /// Writes one message: header first, IEs, then the Message Length patched in place.
 #[derive(Debug)]
+#[must_use = "a message needs `finish` to write its Message Length"]
 pub struct MessageWriter<'s, S: Sink + ?Sized> {
     out: &'s mut S,
     start: usize,
+    /// A group of this message was dropped without `finish` (see [`GroupWriter`]).
+    broken: bool,
 }
 
 impl<'s, S: Sink + ?Sized> MessageWriter<'s, S> {
@@ -260,30 +308,47 @@ impl<'s, S: Sink + ?Sized> MessageWriter<'s, S> {
             .write(&mut bytes, 0)
             .ok_or(EncodeError::InvalidValue("header"))?;
         out.put(bytes.get(..n).unwrap_or_default())?;
-        Ok(MessageWriter { out, start })
+        Ok(MessageWriter {
+            out,
+            start,
+            broken: false,
+        })
+    }
+
+    #[inline]
+    fn check(&self) -> Result<(), EncodeError> {
+        if self.broken {
+            Err(EncodeError::UnfinishedGroup)
+        } else {
+            Ok(())
+        }
     }
 
     /// Add an IE.
     pub fn ie<E: Encode + ?Sized>(&mut self, ie: &E) -> Result<&mut Self, EncodeError> {
+        self.check()?;
         ie.encode(self.out)?;
         Ok(self)
     }
 
-    /// Open a grouped IE; call [`GroupWriter::finish`] before adding the next IE.
+    /// Open a grouped IE; call [`GroupWriter::finish`] before adding the next IE (a group
+    /// dropped unfinished makes this writer fail from then on).
     pub fn group(&mut self, ie_type: IeType) -> Result<GroupWriter<'_, S>, EncodeError> {
-        GroupWriter::begin(self.out, ie_type)
+        GroupWriter::open(self.out, &mut self.broken, ie_type)
     }
 
     /// Append IEs that are already encoded (complete TLVs, e.g. a message body kept from
     /// earlier). The caller vouches for their framing; [`crate::Message::decode`] of the
     /// result checks it.
     pub fn raw_ies(&mut self, ies: &[u8]) -> Result<&mut Self, EncodeError> {
+        self.check()?;
         self.out.put(ies)?;
         Ok(self)
     }
 
     /// Patch the Message Length; returns the octets the message occupies.
     pub fn finish(self) -> Result<usize, EncodeError> {
+        self.check()?;
         let total = self.out.position() - self.start;
         let length = total - 4;
         let len = u16::try_from(length).map_err(|_| EncodeError::LengthOverflow(length))?;
@@ -421,5 +486,70 @@ impl<L: IeList> MessageBuilder<L> {
             });
         }
         self.encode(&mut SliceSink::new(buf))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ie::{ControlSequenceNumber, Metric};
+    use crate::{Message, MessageType};
+
+    fn lci_header() -> Header {
+        Header::new(MessageType::SESSION_DELETION_RESPONSE).with_seid(9)
+    }
+
+    #[test]
+    fn finished_groups_patch_their_lengths() {
+        // LCI (type 51) with Sequence Number 7 and Metric 55: digest 1.6 layout.
+        let mut v = Vec::new();
+        let mut w = MessageWriter::begin(&mut v, &lci_header()).unwrap();
+        let mut g = w.group(IeType::LOAD_CONTROL_INFORMATION).unwrap();
+        g.ie(&ControlSequenceNumber(7)).unwrap();
+        g.ie(&Metric::new(55).unwrap()).unwrap();
+        assert_eq!(g.finish().unwrap(), 17);
+        assert_eq!(w.finish().unwrap(), 33);
+        assert_eq!(
+            &v[16..],
+            &[0, 0x33, 0, 13, 0, 0x34, 0, 4, 0, 0, 0, 7, 0, 0x35, 0, 1, 55]
+        );
+        assert_eq!(Message::decode(&v).unwrap().ie_count(), 3);
+    }
+
+    #[test]
+    fn a_group_dropped_without_finish_breaks_the_message() {
+        let mut v = Vec::new();
+        let mut w = MessageWriter::begin(&mut v, &lci_header()).unwrap();
+        {
+            let mut g = w.group(IeType::LOAD_CONTROL_INFORMATION).unwrap();
+            g.ie(&ControlSequenceNumber(7)).unwrap();
+            drop(g);
+        }
+        // Its Sequence Number would otherwise become a sibling of an empty LCI.
+        assert_eq!(
+            w.ie(&Metric::new(55).unwrap()).unwrap_err(),
+            EncodeError::UnfinishedGroup
+        );
+        assert_eq!(w.raw_ies(&[]).unwrap_err(), EncodeError::UnfinishedGroup);
+        assert!(matches!(
+            w.group(IeType::OVERLOAD_CONTROL_INFORMATION),
+            Err(EncodeError::UnfinishedGroup)
+        ));
+        assert_eq!(w.finish().unwrap_err(), EncodeError::UnfinishedGroup);
+    }
+
+    #[test]
+    fn a_nested_group_dropped_without_finish_fails_its_parent() {
+        let mut v = Vec::new();
+        let mut w = MessageWriter::begin(&mut v, &lci_header()).unwrap();
+        let mut pdr = w.group(IeType::CREATE_PDR).unwrap();
+        let pdi = pdr.group(IeType::PDI).unwrap();
+        drop(pdi);
+        assert_eq!(
+            pdr.ie(&Metric::ZERO).unwrap_err(),
+            EncodeError::UnfinishedGroup
+        );
+        assert_eq!(pdr.finish().unwrap_err(), EncodeError::UnfinishedGroup);
+        assert_eq!(w.finish().unwrap_err(), EncodeError::UnfinishedGroup);
     }
 }

@@ -301,4 +301,8 @@ pub enum EncodeError {
     /// A value cannot be represented on the wire.
     #[error("value not encodable: {0}")]
     InvalidValue(&'static str),
+    /// A grouped IE's writer was dropped without `finish`: its Length was never written, so
+    /// the message is refused rather than sent with the group's members as its siblings.
+    #[error("a grouped IE was left without finish()")]
+    UnfinishedGroup,
 }

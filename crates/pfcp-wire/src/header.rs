@@ -20,9 +20,14 @@ pub const NODE_HEADER_LEN: usize = 8;
 /// Header length of session-related messages (S=1).
 pub const SESSION_HEADER_LEN: usize = 16;
 
-const FLAG_S: u8 = 0x01;
-const FLAG_MP: u8 = 0x02;
-const FLAG_FO: u8 = 0x04;
+/// Octet 1, bit 1: S, a SEID follows (session messages, clause 7.2.2.1).
+pub const FLAG_S: u8 = 0x01;
+/// Octet 1, bit 2: MP, the last header octet carries the message priority (clause 7.2.2.1).
+pub const FLAG_MP: u8 = 0x02;
+/// Octet 1, bit 3: FO, another message follows in the same datagram (clause 7.2.1A).
+pub const FLAG_FO: u8 = 0x04;
+/// Octet 1, bits 8-6: the version field ([`PFCP_VERSION`] there).
+pub const VERSION_MASK: u8 = 0xE0;
 
 /// The 24-bit header sequence number (clause 7.2.2.2), checked on construction.
 ///

@@ -12,7 +12,12 @@
 //!   [`ie::Timer`], [`ie::NodeId`], [`ie::FSeid`], [`Cause`], [`ie::RecoveryTimeStamp`],
 //!   [`ie::CpFunctionFeatures`], [`ie::UpFunctionFeatures`], [`ie::OffendingIe`], ...
 //! * **Messages**: typed accessors on any [`Message`], and [`Message::validate`] for the
-//!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with.
+//!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with;
+//!   [`Message::view`]: the verdict and everything a node reads (OCI, LCI, Cause, Node ID,
+//!   F-SEID, Recovery Time Stamp, the session rules) in one walk, without allocation.
+//! * **Session IEs** (clause 7.5, 8.2): Create/Update/Remove PDR, FAR, URR, QER, BAR, PDI,
+//!   Forwarding Parameters, Created PDR, Usage Report, F-TEID, UE IP Address, Outer Header
+//!   Creation, ... with builders and an owned form ([`ie::IntoOwned`]).
 //! * **Encoding** ([`encode`]): exact `encoded_len`, writing into a caller's buffer, a `Vec` or
 //!   `BytesMut` (feature `bytes`) with lengths patched in place.
 //! * **Owned form** ([`owned::OwnedMessage`], lossless, serde behind the `serde` feature).
@@ -62,6 +67,41 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## Example: a UP function reads a Session Establishment Request in one walk
+//!
+//! ```
+//! use std::net::Ipv4Addr;
+//! use pfcp_wire::encode::MessageBuilder;
+//! use pfcp_wire::ie::{ApplyAction, CreateFar, CreatePdr, FSeid, FTeid, FarId, NodeId, PdrId,
+//!                     Pdi, Precedence, SourceInterface};
+//! use pfcp_wire::{Header, Message, MessageType};
+//!
+//! // The SMF side: a PDR matching uplink packets on a tunnel the UPF is to choose (CH=1),
+//! // forwarded by FAR 1 (TS 29.244 Tables 7.5.2.2-1, 7.5.2.3-1; F-TEID clause 8.2.3).
+//! let pdr = CreatePdr::new(PdrId(1), Pdi::new(SourceInterface::ACCESS)
+//!         .with_local_f_teid(FTeid::choose_ipv4(None)))
+//!     .with_precedence(Precedence(255))
+//!     .with_far_id(FarId(1));
+//! let far = CreateFar::new(FarId(1), ApplyAction::FORW);
+//! let node = NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 10));
+//! let cp_fseid = FSeid { seid: 1, ipv4: Some(Ipv4Addr::new(192, 0, 2, 10)), ipv6: None };
+//! let msg = MessageBuilder::new(Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0))
+//!     .ie(node).ie(cp_fseid).ie(&pdr).ie(&far);
+//! let mut buf = vec![0u8; msg.encoded_len()];
+//! msg.encode_into(&mut buf)?;
+//!
+//! // The UPF side: the verdict and what it reads, in one walk, without allocating.
+//! let m = Message::decode(&buf)?;
+//! let view = m.view()?; // Err maps to the Cause and Offending IE to answer with
+//! assert_eq!(view.f_seid.map(|f| f.seid), Some(1));
+//! for rule in view.create_pdrs() {
+//!     let rule = rule?;
+//!     assert_eq!(rule.pdi.local_f_teid, Some(FTeid::choose_ipv4(None)));
+//!     assert_eq!(rule.far_id, Some(FarId(1)));
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## Policies where TS 29.244 leaves a choice
 //!
 //! * MP=1 on a node (S=0) header: ignored, no priority (the header has no priority octet).
@@ -93,6 +133,7 @@ pub mod message;
 pub mod message_type;
 pub mod owned;
 pub mod presence;
+pub mod view;
 
 pub use cause::Cause;
 pub use encode::Encode;
@@ -101,3 +142,4 @@ pub use header::{Header, HeaderSummary, MessagePriority, SequenceNumber};
 pub use ie::{DecodeLimits, IeType, RawIe, TypedIe};
 pub use message::{Datagram, Message};
 pub use message_type::{Direction, MessageType};
+pub use view::MessageView;

@@ -136,6 +136,15 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// Every top-level IE of `T`'s type, decoded, in order (the Create PDRs of a Session
+    /// Establishment Request, ...). Lazy and allocation-free.
+    pub fn all<T: TypedIe<'a>>(&self) -> impl Iterator<Item = Result<T, DecodeError>> + 'a {
+        self.ies()
+            .flatten()
+            .filter(|ie| ie.ie_type() == T::IE_TYPE)
+            .map(|ie| T::decode(&ie))
+    }
+
     /// Cause (type 19).
     pub fn cause(&self) -> Result<Option<Cause>, DecodeError> {
         self.get()
@@ -262,36 +271,19 @@ fn summary_of(h: &Header) -> HeaderSummary {
     }
 }
 
-/// Decode `ie` with its typed decoder, if this crate has one; `Ok` for other types.
+/// Decode `ie` with its typed decoder, if this crate has one (the typed IEs of
+/// `data/ie_types.tsv`); `Ok` for other types. A grouped typed IE decodes its members, so their
+/// errors carry the member's path.
 pub(crate) fn check_typed(ie: &RawIe<'_>) -> Result<(), DecodeError> {
-    use crate::ie::{ControlSequenceNumber, Metric, OciFlags, Timer};
-    fn d<'a, T: TypedIe<'a>>(ie: &RawIe<'a>) -> Result<(), DecodeError> {
-        T::decode(ie).map(|_| ())
-    }
-    match ie.ie_type() {
-        IeType::CAUSE => d::<Cause>(ie),
-        IeType::NODE_ID => d::<NodeId<'_>>(ie),
-        IeType::F_SEID => d::<FSeid>(ie),
-        IeType::RECOVERY_TIME_STAMP => d::<RecoveryTimeStamp>(ie),
-        IeType::OFFENDING_IE => d::<OffendingIe>(ie),
-        IeType::CP_FUNCTION_FEATURES => d::<CpFunctionFeatures>(ie),
-        IeType::UP_FUNCTION_FEATURES => d::<UpFunctionFeatures>(ie),
-        IeType::SEQUENCE_NUMBER => d::<ControlSequenceNumber>(ie),
-        IeType::METRIC => d::<Metric>(ie),
-        IeType::TIMER => d::<Timer>(ie),
-        IeType::OCI_FLAGS => d::<OciFlags>(ie),
-        IeType::OVERLOAD_CONTROL_INFORMATION | IeType::LOAD_CONTROL_INFORMATION => {
-            for member in ie.children() {
-                check_typed(&member?)?;
+    macro_rules! dispatch {
+        ($($c:ident => $t:ty),* $(,)?) => {
+            match ie.ie_type() {
+                $(IeType::$c => <$t as TypedIe<'_>>::check(ie),)*
+                _ => Ok(()),
             }
-            if ie.ie_type() == IeType::OVERLOAD_CONTROL_INFORMATION {
-                d::<OverloadControlInformation>(ie)
-            } else {
-                d::<LoadControlInformation>(ie)
-            }
-        }
-        _ => Ok(()),
+        };
     }
+    crate::ie::with_typed_ies!(dispatch)
 }
 
 /// The messages of one UDP datagram, following the FO flag (clause 7.2.1A).

@@ -4,7 +4,7 @@
 //! `OwnedMessage::from_message(&m).to_bytes()` reproduces the input byte for byte for every
 //! canonical message (spare bits 0, no MP bit on node headers).
 
-use crate::encode::{put_ie_header, Encode, MessageWriter, Sink};
+use crate::encode::{Encode, MessageWriter, Sink};
 use crate::error::{DecodeError, EncodeError};
 use crate::header::{Header, MessagePriority, SequenceNumber};
 use crate::ie::{EnterpriseId, IeType, RawIe, IE_HEADER_LEN};
@@ -55,24 +55,172 @@ pub struct OwnedIe {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum IeContent {
     /// Octets after Type, Length and Enterprise ID (lowercase hex in JSON).
-    #[cfg_attr(feature = "serde", serde(rename = "value", with = "hex_serde"))]
-    Raw(Vec<u8>),
+    #[cfg_attr(feature = "serde", serde(rename = "value", with = "value_serde"))]
+    Raw(IeValue),
     /// Embedded IEs of a grouped IE.
     #[cfg_attr(feature = "serde", serde(rename = "ies"))]
     Grouped(Vec<OwnedIe>),
+}
+
+/// The value of a non-grouped [`OwnedIe`]: up to [`IeValue::INLINE`] octets are stored
+/// inline (most IE values are a few octets: Cause, Recovery Time Stamp, F-SEID, rule IDs), so
+/// copying a message allocates per grouped IE and per long value only.
+#[derive(Clone)]
+pub struct IeValue {
+    repr: ValueRepr,
+}
+
+#[derive(Clone)]
+enum ValueRepr {
+    Inline {
+        len: u8,
+        octets: [u8; IeValue::INLINE],
+    },
+    Heap(Vec<u8>),
+}
+
+impl IeValue {
+    /// Values up to this many octets need no allocation.
+    pub const INLINE: usize = 22;
+
+    /// A copy of `octets`.
+    #[inline]
+    pub fn new(octets: &[u8]) -> IeValue {
+        let mut buf = [0u8; Self::INLINE];
+        let repr = match buf.get_mut(..octets.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(octets);
+                ValueRepr::Inline {
+                    len: octets.len() as u8,
+                    octets: buf,
+                }
+            }
+            None => ValueRepr::Heap(octets.to_vec()),
+        };
+        IeValue { repr }
+    }
+
+    /// The octets.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.repr {
+            ValueRepr::Inline { len, octets } => {
+                octets.get(..usize::from(*len)).unwrap_or_default()
+            }
+            ValueRepr::Heap(v) => v,
+        }
+    }
+
+    /// The octets as a new vector.
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.as_slice().to_vec()
+    }
+}
+
+impl core::ops::Deref for IeValue {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for IeValue {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl From<Vec<u8>> for IeValue {
+    fn from(v: Vec<u8>) -> IeValue {
+        if v.len() <= Self::INLINE {
+            IeValue::new(&v)
+        } else {
+            IeValue {
+                repr: ValueRepr::Heap(v),
+            }
+        }
+    }
+}
+
+impl From<&[u8]> for IeValue {
+    fn from(v: &[u8]) -> IeValue {
+        IeValue::new(v)
+    }
+}
+
+impl<const N: usize> From<[u8; N]> for IeValue {
+    fn from(v: [u8; N]) -> IeValue {
+        IeValue::new(&v)
+    }
+}
+
+impl PartialEq for IeValue {
+    fn eq(&self, other: &IeValue) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for IeValue {}
+
+impl PartialEq<[u8]> for IeValue {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<Vec<u8>> for IeValue {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl core::hash::Hash for IeValue {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        self.as_slice().hash(h);
+    }
+}
+
+impl core::fmt::Debug for IeValue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "IeValue({:02x?})", self.as_slice())
+    }
+}
+
+#[cfg(feature = "serde")]
+mod value_serde {
+    use serde::{Deserializer, Serializer};
+
+    use super::IeValue;
+
+    pub(super) fn serialize<S: Serializer>(v: &IeValue, s: S) -> Result<S::Ok, S::Error> {
+        super::hex_serde::serialize(v.as_slice(), s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<IeValue, D::Error> {
+        super::hex_serde::deserialize(d).map(IeValue::from)
+    }
+}
+
+/// The number of IEs in the list `ies` (framing checked).
+#[inline]
+fn count(ies: &crate::ie::IeIter<'_>) -> usize {
+    ies.clone().count()
 }
 
 impl OwnedIe {
     /// Copy a raw IE; grouped IE types (as TS 29.244 defines them) become trees.
     pub fn from_raw(ie: &RawIe<'_>) -> Result<OwnedIe, DecodeError> {
         let content = if ie.ie_type().is_grouped() {
-            let mut children = Vec::new();
-            for c in ie.children() {
+            let members = ie.children();
+            let mut children = Vec::with_capacity(count(&members));
+            for c in members {
                 children.push(OwnedIe::from_raw(&c?)?);
             }
             IeContent::Grouped(children)
         } else {
-            IeContent::Raw(ie.value().to_vec())
+            IeContent::Raw(IeValue::new(ie.value()))
         };
         Ok(OwnedIe {
             ie_type: ie.ie_type(),
@@ -95,23 +243,68 @@ impl Encode for OwnedIe {
         IE_HEADER_LEN + self.body_len()
     }
 
+    /// A grouped IE's Length is patched once its members are written (one pass, no length
+    /// computed per level).
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         if self.ie_type.is_vendor() != self.enterprise_id.is_some() {
             return Err(EncodeError::InvalidValue(
                 "vendor-specific IE types (>= 32768) need an Enterprise ID, others must not have one",
             ));
         }
-        put_ie_header(out, self.ie_type, self.body_len())?;
-        if let Some(e) = self.enterprise_id {
-            out.put(&e.to_be_bytes())?;
-        }
+        let eid = self.enterprise_id.map(u16::to_be_bytes);
+        let t = self.ie_type.0.to_be_bytes();
         match &self.content {
-            IeContent::Raw(v) => out.put(v),
+            IeContent::Raw(v) => {
+                let body = v.len() + eid.map_or(0, |_| 2);
+                let len = u16::try_from(body).map_err(|_| EncodeError::LengthOverflow(body))?;
+                let l = len.to_be_bytes();
+                let mut head = [t[0], t[1], l[0], l[1], 0, 0];
+                let n = match eid {
+                    Some([e0, e1]) => {
+                        head[4] = e0;
+                        head[5] = e1;
+                        6
+                    }
+                    None => 4,
+                };
+                if let ValueRepr::Inline { len, octets } = &v.repr {
+                    // Header and value in one fixed-size write, cut to length: no variable-
+                    // length copy (a `memcpy` call) per small IE.
+                    let mut buf = [0u8; crate::encode::SMALL_WRITE];
+                    let [t0, t1, l0, l1, e0, e1] = head;
+                    let value = if n == 6 {
+                        buf.split_first_chunk_mut::<6>().map(|(h, rest)| {
+                            *h = [t0, t1, l0, l1, e0, e1];
+                            rest
+                        })
+                    } else {
+                        buf.split_first_chunk_mut::<4>().map(|(h, rest)| {
+                            *h = [t0, t1, l0, l1];
+                            rest
+                        })
+                    };
+                    if let Some(dst) =
+                        value.and_then(|r| r.first_chunk_mut::<{ IeValue::INLINE }>())
+                    {
+                        *dst = *octets;
+                    }
+                    return out.put_small(&buf, n + usize::from(*len));
+                }
+                out.put(head.get(..n).unwrap_or_default())?;
+                out.put(v)
+            }
             IeContent::Grouped(children) => {
+                let start = out.position();
+                match eid {
+                    Some([e0, e1]) => out.put(&[t[0], t[1], 0, 0, e0, e1])?,
+                    None => out.put(&[t[0], t[1], 0, 0])?,
+                }
                 for c in children {
                     c.encode(out)?;
                 }
-                Ok(())
+                let body = out.position() - start - IE_HEADER_LEN;
+                let len = u16::try_from(body).map_err(|_| EncodeError::LengthOverflow(body))?;
+                out.patch(start + 2, &len.to_be_bytes())
             }
         }
     }
@@ -120,8 +313,9 @@ impl Encode for OwnedIe {
 impl OwnedMessage {
     /// Copy a decoded message.
     pub fn from_message(m: &Message<'_>) -> Result<OwnedMessage, DecodeError> {
-        let mut ies = Vec::new();
-        for ie in m.ies() {
+        let top = m.ies();
+        let mut ies = Vec::with_capacity(count(&top));
+        for ie in top {
             ies.push(OwnedIe::from_raw(&ie?)?);
         }
         let h = m.header();
@@ -192,6 +386,55 @@ mod hex_serde {
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
         crate::owned::parse_hex(&s).ok_or_else(|| serde::de::Error::custom("invalid hex string"))
+    }
+}
+
+/// Serde for `Cow<[u8]>` as lowercase hex (the typed octet-string IEs).
+#[cfg(feature = "serde")]
+pub(crate) mod cow_hex {
+    use std::borrow::Cow;
+
+    use serde::{Deserializer, Serializer};
+
+    #[allow(clippy::ptr_arg)] // serde's `with` hands the field by reference
+    pub(crate) fn serialize<S: Serializer>(v: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
+        super::hex_serde::serialize(v, s)
+    }
+
+    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Cow<'a, [u8]>, D::Error> {
+        super::hex_serde::deserialize(d).map(Cow::Owned)
+    }
+}
+
+/// Serde for `Option<Cow<[u8]>>` as lowercase hex or null.
+#[cfg(feature = "serde")]
+pub(crate) mod opt_cow_hex {
+    use std::borrow::Cow;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(
+        v: &Option<Cow<'_, [u8]>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(b) => super::hex_serde::serialize(b, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Cow<'a, [u8]>>, D::Error> {
+        let s = Option::<Cow<'de, str>>::deserialize(d)?;
+        match s {
+            None => Ok(None),
+            Some(s) => crate::owned::parse_hex(&s)
+                .map(|v| Some(Cow::Owned(v)))
+                .ok_or_else(|| serde::de::Error::custom("invalid hex string")),
+        }
     }
 }
 

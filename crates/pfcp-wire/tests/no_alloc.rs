@@ -1,5 +1,6 @@
 //! The decode path allocates nothing: datagram iteration, framing checks, walking every IE
-//! (grouped IEs recursively), every typed accessor, `validate`, `check_typed_ies`, and even
+//! (grouped IEs recursively), every typed accessor, `validate`, `check_typed_ies`,
+//! `Message::view` with every session rule it holds iterated down to its members, and even
 //! formatting the errors and Node IDs, run without a single heap allocation. So does encoding
 //! typed IEs into a caller's buffer.
 //!
@@ -16,13 +17,20 @@ use std::time::Duration;
 
 use pfcp_wire::encode::{MessageWriter, SliceSink};
 use pfcp_wire::ie::{
-    ControlSequenceNumber, CpFunctionFeatures, FSeid, Fqdn, IeIter, LoadControlInformation, Metric,
-    NodeId, OciFlags, OverloadControlInformation, RecoveryTimeStamp, Timer, UpFunctionFeatures,
+    ControlSequenceNumber, CpFunctionFeatures, CreatePdr, FSeid, FTeid, FarId, Fqdn, IeIter,
+    LoadControlInformation, Metric, NetworkInstance, NodeId, OciFlags, OverloadControlInformation,
+    Pdi, PdrId, Precedence, RecoveryTimeStamp, SdfFilter, SourceInterface, Timer,
+    UpFunctionFeatures, UrrId,
 };
 use pfcp_wire::{
     Cause, Datagram, DecodeError, Header, IeType, Message, MessagePriority, MessageType,
     SequenceNumber,
 };
+
+thread_local! {
+    /// Session rules (and their repeated members) iterated by `view_everything`.
+    static RULES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// A `fmt::Write` that only counts: formatting through it allocates only if `Display` does.
 struct CountingWriter(usize);
@@ -64,6 +72,89 @@ fn walk(out: &mut CountingWriter, ies: IeIter<'_>) -> usize {
 }
 
 /// Everything a receiver can do with a datagram; returns (messages, IEs, errors).
+/// The one-pass view, and every session rule it holds, iterated down to its members.
+fn view_everything(out: &mut CountingWriter, m: &Message<'_>) -> usize {
+    let v = match m.view() {
+        Ok(v) => v,
+        Err(e) => {
+            error(out, &e);
+            return 0;
+        }
+    };
+    black_box((v.cause, v.f_seid, v.recovery_time_stamp, v.ignored));
+    black_box((v.overload_control_information, v.load_control_information));
+    if let Some(n) = &v.node_id {
+        show(out, n);
+    }
+    let mut rules = 0;
+    for pdr in v.create_pdrs().flatten() {
+        rules += 1;
+        black_box((pdr.pdr_id, pdr.precedence, pdr.far_id, pdr.pdi.local_f_teid));
+        black_box(
+            pdr.pdi
+                .network_instance
+                .as_ref()
+                .map(|n| n.as_bytes().len()),
+        );
+        rules += pdr
+            .pdi
+            .sdf_filters
+            .iter()
+            .inspect(|s| {
+                black_box(s.sdf_filter_id);
+            })
+            .count();
+        rules += pdr.pdi.ue_ip_addresses.iter().count();
+        rules += pdr.urr_ids.iter().chain(pdr.urr_ids.iter()).count();
+        rules += pdr.qer_ids.iter().count() + pdr.pdi.qfis.iter().count();
+    }
+    for far in v.create_fars().flatten() {
+        rules += 1;
+        black_box((far.apply_action, far.bar_id));
+        if let Some(fp) = &far.forwarding_parameters {
+            black_box((fp.destination_interface, fp.outer_header_creation));
+        }
+        rules += far.duplicating_parameters.iter().count();
+    }
+    rules += v
+        .create_urrs()
+        .flatten()
+        .inspect(|u| {
+            black_box(u.volume_threshold);
+        })
+        .count();
+    rules += v
+        .create_qers()
+        .flatten()
+        .inspect(|q| {
+            black_box(q.mbr);
+        })
+        .count();
+    rules += v
+        .update_fars()
+        .flatten()
+        .inspect(|f| {
+            black_box(f.apply_action);
+        })
+        .count();
+    rules += v.update_pdrs().flatten().count() + v.remove_pdrs().flatten().count();
+    rules += v
+        .created_pdrs()
+        .flatten()
+        .inspect(|c| {
+            black_box(c.local_f_teid);
+        })
+        .count();
+    rules += v
+        .usage_reports_srr()
+        .flatten()
+        .inspect(|u| {
+            black_box(u.volume_measurement);
+        })
+        .count();
+    rules
+}
+
 fn decode_everything(out: &mut CountingWriter, data: &[u8]) -> (usize, usize, usize) {
     let (mut msgs, mut ies, mut errors) = (0, 0, 0);
     for item in Datagram::new(data) {
@@ -111,6 +202,7 @@ fn decode_everything(out: &mut CountingWriter, data: &[u8]) -> (usize, usize, us
         for e in results.iter().flatten() {
             error(out, e);
         }
+        RULES.with(|r| r.set(r.get() + view_everything(out, &m)));
     }
     (msgs, ies, errors)
 }
@@ -287,6 +379,9 @@ fn decode_path_allocates_nothing() {
     assert!(ies >= 500, "{ies} IEs");
     assert!(errors >= 50, "{errors} errors");
     assert!(out.0 > 10_000, "formatted only {} octets", out.0);
+    let rules = RULES.with(std::cell::Cell::get);
+    eprintln!("{rules} session rules and members iterated through Message::view");
+    assert!(rules >= 40, "{rules} rules");
 
     // The hand-built messages decode as intended (checked outside the measurement).
     let m = Message::decode(&inputs[0]).unwrap();
@@ -311,6 +406,17 @@ fn encoding_into_a_slice_allocates_nothing() {
         period_of_validity: Timer::INFINITE,
         flags: None,
     };
+    // Built before the measurement (a built repeated member holds a `Vec`).
+    let pdr = CreatePdr::new(
+        PdrId(1),
+        Pdi::new(SourceInterface::ACCESS)
+            .with_local_f_teid(FTeid::choose_ipv4(Some(1)))
+            .with_network_instance(NetworkInstance::new(b"internet"))
+            .with_sdf_filter(SdfFilter::flow(b"permit out ip from any to assigned")),
+    )
+    .with_precedence(Precedence(100))
+    .with_far_id(FarId(1))
+    .with_urr_id(UrrId(1));
     let mut buf = [0u8; 256];
     let mut n = 0;
     let info = allocation_counter::measure(|| {
@@ -319,7 +425,7 @@ fn encoding_into_a_slice_allocates_nothing() {
             .with_priority(MessagePriority::HIGHEST);
         let mut sink = SliceSink::new(&mut buf);
         let mut w = MessageWriter::begin(&mut sink, &header).unwrap();
-        w.ie(&node).unwrap().ie(&oci).unwrap();
+        w.ie(&node).unwrap().ie(&oci).unwrap().ie(&pdr).unwrap();
         let mut g = w.group(IeType::LOAD_CONTROL_INFORMATION).unwrap();
         g.ie(&ControlSequenceNumber(1))
             .unwrap()
@@ -335,6 +441,7 @@ fn encoding_into_a_slice_allocates_nothing() {
     );
     let m = Message::decode(&buf[..n]).unwrap();
     assert_eq!(m.node_id().unwrap(), Some(node));
+    assert_eq!(m.get::<CreatePdr<'_>>().unwrap(), Some(pdr));
     assert_eq!(m.overload_control_information().unwrap(), Some(oci));
     assert_eq!(
         m.load_control_information()

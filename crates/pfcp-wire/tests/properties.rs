@@ -46,7 +46,7 @@ fn raw_ie(ie_type: IeType, body: Vec<u8>) -> OwnedIe {
     OwnedIe {
         ie_type,
         enterprise_id: None,
-        content: IeContent::Raw(body),
+        content: IeContent::Raw(body.into()),
     }
 }
 
@@ -57,7 +57,7 @@ fn leaf_ie() -> impl Strategy<Value = OwnedIe> {
             |(t, eid, v)| OwnedIe {
                 ie_type: IeType(t),
                 enterprise_id: Some(eid),
-                content: IeContent::Raw(v),
+                content: IeContent::Raw(v.into()),
             }
         ),
         1 => grouped_type().prop_map(|t| OwnedIe {

@@ -260,7 +260,7 @@ impl Ie {
         let raw = |t: u16, b: &[u8]| OwnedIe {
             ie_type: IeType(t),
             enterprise_id: None,
-            content: IeContent::Raw(b.to_vec()),
+            content: IeContent::Raw(b.into()),
         };
         let r = match self {
             Ie::Cause(c) => w.ie(&Cause(*c)),
@@ -289,7 +289,7 @@ impl Ie {
             Ie::Vendor(t, eid, data) => w.ie(&OwnedIe {
                 ie_type: IeType(*t),
                 enterprise_id: Some(*eid),
-                content: IeContent::Raw(data.clone()),
+                content: IeContent::Raw(data.as_slice().into()),
             }),
             Ie::Raw(t, b) => w.ie(&raw(*t, b)),
             Ie::Group(t, children) => w.ie(&OwnedIe {

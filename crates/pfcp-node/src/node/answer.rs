@@ -8,6 +8,7 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageWriter;
+use pfcp_wire::header::{FLAG_MP, FLAG_S};
 use pfcp_wire::ie::{Fqdn, LoadControlInformation, NodeId, OverloadControlInformation};
 use pfcp_wire::presence::mandatory_ies;
 use pfcp_wire::{
@@ -22,10 +23,6 @@ use crate::peer;
 use crate::session::Session;
 use crate::xact::XactError;
 
-/// The MP flag of octet 1 (clause 7.2.2.1).
-const FLAG_MP: u8 = 0x02;
-/// The S flag of octet 1.
-const FLAG_S: u8 = 0x01;
 /// Octet 16 of a session header: message priority in bits 8-5 (clause 7.2.2.3).
 const PRIORITY_OCTET: usize = 15;
 

@@ -1,7 +1,7 @@
 //! Cause IE (type 19, TS 29.244 clause 8.2.1): one octet.
 
 use crate::cause::Cause;
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -20,16 +20,12 @@ impl<'a> TypedIe<'a> for Cause {
             })),
         }
     }
-}
-
-impl IeBody for Cause {
-    const IE_TYPE: IeType = IeType::CAUSE;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
 
-crate::encode::encode_via_body!(Cause);
+crate::encode::impl_encode!(Cause);

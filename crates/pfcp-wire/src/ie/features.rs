@@ -4,7 +4,7 @@
 
 use core::fmt;
 
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -273,14 +273,10 @@ macro_rules! features_impl {
             fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
                 Bits::decode(ie).map($owner)
             }
-        }
-
-        impl IeBody for $owner {
-            const IE_TYPE: IeType = IeType::$ie;
-            fn body_len(&self) -> usize {
+            fn value_len(&self) -> usize {
                 usize::from(self.0.len)
             }
-            fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+            fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
                 out.put(self.0.as_slice())
             }
         }
@@ -290,7 +286,7 @@ macro_rules! features_impl {
 features_impl!(CpFunctionFeatures, CP_FUNCTION_FEATURES, 1);
 features_impl!(UpFunctionFeatures, UP_FUNCTION_FEATURES, 2);
 
-crate::encode::encode_via_body!(CpFunctionFeatures, UpFunctionFeatures);
+crate::encode::impl_encode!(CpFunctionFeatures, UpFunctionFeatures);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -78,14 +78,10 @@ impl<'a> TypedIe<'a> for FSeid {
             ipv6,
         })
     }
-}
-
-impl IeBody for FSeid {
-    const IE_TYPE: IeType = IeType::F_SEID;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         9 + self.ipv4.map_or(0, |_| 4) + self.ipv6.map_or(0, |_| 16)
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         let flags = self.ipv4.map_or(0, |_| V4) | self.ipv6.map_or(0, |_| V6);
         if flags == 0 {
             return Err(EncodeError::InvalidValue(
@@ -104,7 +100,7 @@ impl IeBody for FSeid {
     }
 }
 
-crate::encode::encode_via_body!(FSeid);
+crate::encode::impl_encode!(FSeid);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@
 use core::fmt;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -272,18 +272,14 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
             ))),
         }
     }
-}
-
-impl IeBody for NodeId<'_> {
-    const IE_TYPE: IeType = IeType::NODE_ID;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1 + match self {
             NodeId::Ipv4(_) => 4,
             NodeId::Ipv6(_) => 16,
             NodeId::Fqdn(n) => n.wire_len(),
         }
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.type_code()])?;
         match self {
             NodeId::Ipv4(a) => out.put(&a.octets()),
@@ -293,7 +289,7 @@ impl IeBody for NodeId<'_> {
     }
 }
 
-crate::encode::encode_via_body!(NodeId<'_>);
+crate::encode::impl_encode!(NodeId<'_>);
 
 #[cfg(test)]
 mod tests {

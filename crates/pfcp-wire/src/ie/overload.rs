@@ -2,28 +2,14 @@
 //! 8.2.34), OCI Flags (110, 8.2.76), Load Control Information (51, Table 7.5.3.3-1) and
 //! Overload Control Information (54, Table 7.5.3.4-1).
 
-use crate::encode::{put_ie_header, Encode, IeBody, Sink};
+use crate::encode::{Encode, Sink};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
-use crate::ie::{IeType, RawIe, Timer, TypedIe, IE_HEADER_LEN};
+use crate::ie::value::{array, parse_fixed};
+use crate::ie::{IeType, RawIe, Timer, TypedIe};
 
-fn fixed<'a, const N: usize>(ie: &RawIe<'a>) -> Result<[u8; N], DecodeError> {
-    let v = ie.value();
-    if v.len() < N {
-        return Err(ie.error(DecodeErrorKind::IeTooShort {
-            needed: N,
-            length: v.len(),
-        }));
-    }
-    if v.len() > N {
-        // Fixed-size IEs (Table 8.1.2-1 "Fixed") have no extension octets (clause 7.6: 68).
-        return Err(ie.error(DecodeErrorKind::IeLengthMismatch {
-            expected: N,
-            length: v.len(),
-        }));
-    }
-    let mut out = [0u8; N];
-    out.copy_from_slice(v);
-    Ok(out)
+/// A fixed-size IE (Table 8.1.2-1 "Fixed"): no extension octets (clause 7.6: Cause 68).
+fn fixed<const N: usize>(ie: &RawIe<'_>) -> Result<[u8; N], DecodeError> {
+    parse_fixed(ie, array::<N>)
 }
 
 /// Sequence Number IE (type 52): the 32-bit counter that orders OCIs and LCIs of one sender.
@@ -41,14 +27,10 @@ impl<'a> TypedIe<'a> for ControlSequenceNumber {
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         Ok(ControlSequenceNumber(u32::from_be_bytes(fixed::<4>(ie)?)))
     }
-}
-
-impl IeBody for ControlSequenceNumber {
-    const IE_TYPE: IeType = IeType::SEQUENCE_NUMBER;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         4
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&self.0.to_be_bytes())
     }
 }
@@ -106,14 +88,10 @@ impl<'a> TypedIe<'a> for Metric {
         let [b] = fixed::<1>(ie)?;
         Ok(Metric(b))
     }
-}
-
-impl IeBody for Metric {
-    const IE_TYPE: IeType = IeType::METRIC;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
@@ -150,29 +128,31 @@ impl<'a> TypedIe<'a> for OciFlags {
             })),
         }
     }
-}
-
-impl IeBody for OciFlags {
-    const IE_TYPE: IeType = IeType::OCI_FLAGS;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
 
-/// Decode the first member of `T`'s type inside a grouped IE (clause 7.6.10: later repetitions
-/// are ignored). Members in any order (clause 8.1.2).
-fn member<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<Option<T>, DecodeError> {
-    match group.children().find(T::IE_TYPE)? {
-        Some(ie) => T::decode(&ie).map(Some),
-        None => Ok(None),
+/// Decode a member into `slot` unless an earlier one did (clause 7.6.10: later repetitions
+/// are ignored). Members come in any order (clause 8.1.2).
+#[inline]
+fn once<'a, T: TypedIe<'a>>(slot: &mut Option<T>, m: &RawIe<'a>) -> Result<(), DecodeError> {
+    if slot.is_none() {
+        *slot = Some(T::decode(m)?);
     }
+    Ok(())
 }
 
-fn mandatory<'a, T: TypedIe<'a>>(group: &RawIe<'a>) -> Result<T, DecodeError> {
-    member::<T>(group)?.ok_or_else(|| group.error(DecodeErrorKind::MissingMember(T::IE_TYPE)))
+/// A mandatory member, or the error naming it.
+#[inline]
+fn required<'a, T: TypedIe<'a>>(group: &RawIe<'a>, v: Option<T>) -> Result<T, DecodeError> {
+    match v {
+        Some(v) => Ok(v),
+        None => Err(group.error(DecodeErrorKind::MissingMember(T::IE_TYPE))),
+    }
 }
 
 /// Overload Control Information (type 54, Table 7.5.3.4-1; clause 6.2.4).
@@ -200,38 +180,39 @@ impl OverloadControlInformation {
 
 impl<'a> TypedIe<'a> for OverloadControlInformation {
     const IE_TYPE: IeType = IeType::OVERLOAD_CONTROL_INFORMATION;
+    /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let (mut seq, mut metric, mut timer, mut flags) = (None, None, None, None);
+        for m in ie.children() {
+            let m = m?;
+            match m.ie_type() {
+                IeType::SEQUENCE_NUMBER => once(&mut seq, &m)?,
+                IeType::METRIC => once(&mut metric, &m)?,
+                IeType::TIMER => once(&mut timer, &m)?,
+                IeType::OCI_FLAGS => once(&mut flags, &m)?,
+                _ => {}
+            }
+        }
         Ok(OverloadControlInformation {
-            sequence_number: mandatory(ie)?,
-            metric: mandatory(ie)?,
-            period_of_validity: mandatory(ie)?,
-            flags: member(ie)?,
+            sequence_number: required(ie, seq)?,
+            metric: required(ie, metric)?,
+            period_of_validity: required(ie, timer)?,
+            flags,
         })
     }
-}
 
-impl Encode for OverloadControlInformation {
-    fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN
-            + self.sequence_number.encoded_len()
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len()
             + self.metric.encoded_len()
             + self.period_of_validity.encoded_len()
-            + self.flags.map_or(0, |f| f.encoded_len())
+            + self.flags.encoded_len()
     }
 
-    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(
-            out,
-            IeType::OVERLOAD_CONTROL_INFORMATION,
-            self.encoded_len() - 4,
-        )?;
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         self.sequence_number.encode(out)?;
         self.metric.encode(out)?;
         self.period_of_validity.encode(out)?;
-        if let Some(f) = self.flags {
-            f.encode(out)?;
-        }
-        Ok(())
+        self.flags.encode(out)
     }
 }
 
@@ -247,31 +228,40 @@ pub struct LoadControlInformation {
 
 impl<'a> TypedIe<'a> for LoadControlInformation {
     const IE_TYPE: IeType = IeType::LOAD_CONTROL_INFORMATION;
+    /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        let (mut seq, mut metric) = (None, None);
+        for m in ie.children() {
+            let m = m?;
+            match m.ie_type() {
+                IeType::SEQUENCE_NUMBER => once(&mut seq, &m)?,
+                IeType::METRIC => once(&mut metric, &m)?,
+                _ => {}
+            }
+        }
         Ok(LoadControlInformation {
-            sequence_number: mandatory(ie)?,
-            metric: mandatory(ie)?,
+            sequence_number: required(ie, seq)?,
+            metric: required(ie, metric)?,
         })
     }
-}
 
-impl Encode for LoadControlInformation {
-    fn encoded_len(&self) -> usize {
-        IE_HEADER_LEN + self.sequence_number.encoded_len() + self.metric.encoded_len()
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len() + self.metric.encoded_len()
     }
 
-    fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        put_ie_header(
-            out,
-            IeType::LOAD_CONTROL_INFORMATION,
-            self.encoded_len() - 4,
-        )?;
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         self.sequence_number.encode(out)?;
         self.metric.encode(out)
     }
 }
 
-crate::encode::encode_via_body!(ControlSequenceNumber, Metric, OciFlags);
+crate::encode::impl_encode!(
+    ControlSequenceNumber,
+    Metric,
+    OciFlags,
+    OverloadControlInformation,
+    LoadControlInformation
+);
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 
 use core::time::Duration;
 
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -62,14 +62,10 @@ impl<'a> TypedIe<'a> for RecoveryTimeStamp {
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         Ok(RecoveryTimeStamp(u32::from_be_bytes(first_n::<4>(ie)?)))
     }
-}
-
-impl IeBody for RecoveryTimeStamp {
-    const IE_TYPE: IeType = IeType::RECOVERY_TIME_STAMP;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         4
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&self.0.to_be_bytes())
     }
 }
@@ -88,19 +84,15 @@ impl<'a> TypedIe<'a> for OffendingIe {
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         Ok(OffendingIe(IeType(u16::from_be_bytes(first_n::<2>(ie)?))))
     }
-}
-
-impl IeBody for OffendingIe {
-    const IE_TYPE: IeType = IeType::OFFENDING_IE;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         2
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&self.0 .0.to_be_bytes())
     }
 }
 
-crate::encode::encode_via_body!(RecoveryTimeStamp, OffendingIe);
+crate::encode::impl_encode!(RecoveryTimeStamp, OffendingIe);
 
 #[cfg(test)]
 mod tests {

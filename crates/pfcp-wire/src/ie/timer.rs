@@ -5,7 +5,7 @@
 
 use core::time::Duration;
 
-use crate::encode::{IeBody, Sink};
+use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::{IeType, RawIe, TypedIe};
 
@@ -188,19 +188,15 @@ impl<'a> TypedIe<'a> for Timer {
             })),
         }
     }
-}
-
-impl IeBody for Timer {
-    const IE_TYPE: IeType = IeType::TIMER;
-    fn body_len(&self) -> usize {
+    fn value_len(&self) -> usize {
         1
     }
-    fn write_body<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
         out.put(&[self.0])
     }
 }
 
-crate::encode::encode_via_body!(Timer);
+crate::encode::impl_encode!(Timer);
 
 #[cfg(test)]
 mod tests {
