@@ -13,7 +13,8 @@
 //! of each type once the first sessions are established. Each tick of the pacer offers the
 //! next step of a session whose previous step has finished (oldest first) or, if there is
 //! none, a new session's establishment. A new session draws its class from `--mix` (seeded by
-//! `--seed`) and its UP function round-robin over the `--up` list; all its requests carry the
+//! `--seed`) and its UP function from the `--up` list by load (`--select load`, the default:
+//! the endpoint's UP selection from the LCI and OCI each UP function sends) or round-robin; all its requests carry the
 //! class's [`RequestProfile`](pfcp_node::RequestProfile) (modifications and deletions also
 //! say the session is established and name its UP PFCP entity, the UP F-SEID address). A
 //! failed establishment frees the slot; a failed modification goes on to the deletion; a
@@ -95,7 +96,7 @@ mod requests;
 mod sessions;
 mod summary;
 
-pub use args::{CpArgs, LossPacing};
+pub use args::{CpArgs, LossPacing, Select};
 pub use sessions::Tally;
 pub use summary::{ClassSummary, Latency, Summary, UpSummary};
 
@@ -151,6 +152,7 @@ struct Ctx {
     fseid_ip: IpAddr,
     redirect: bool,
     modifications: u32,
+    select: Select,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
@@ -243,6 +245,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         fseid_ip,
         redirect: args.redirect,
         modifications: args.modifications,
+        select: args.select,
     });
     let state = Arc::new(Mutex::new(State::new(
         args.sessions,

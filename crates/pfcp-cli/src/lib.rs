@@ -53,10 +53,22 @@ pub enum RunError {
     Diagnostics(io::Error),
 }
 
-/// The only clock read of `pfcp up` and `pfcp cp`: tokio's clock (monotonic; the sans-IO
-/// crates never read a clock, they are given the time).
+/// The clock of the tools: tokio's monotonic clock (the sans-IO crates never read a clock,
+/// they are given the time).
 pub(crate) fn now() -> tokio::time::Instant {
     tokio::time::Instant::now()
+}
+
+/// The tools' only wall-clock read, once at start-up: this process's Recovery Time Stamp
+/// (seconds since 1900, clause 8.2.65; it wraps in 2036 as the field does).
+pub(crate) fn start_time() -> pfcp_wire::ie::RecoveryTimeStamp {
+    // Seconds from 1900-01-01 to 1970-01-01.
+    const NTP_TO_UNIX: u64 = 2_208_988_800;
+    #[allow(clippy::disallowed_methods)] // The one wall-clock read (see above).
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    pfcp_wire::ie::RecoveryTimeStamp((unix + NTP_TO_UNIX) as u32)
 }
 
 /// The text of an I/O error without the "(os error N)" suffix, e.g. "No such file or

@@ -20,25 +20,25 @@
 //! Every response copies the request's sequence number and message priority. Once a second a
 //! status line goes to stderr; the first line is `pfcp up: listening on ADDR ...`.
 //!
-//! The admission counters (cause-74 rejections) and the published Overload/Load Metrics are
-//! read from the `metrics` facade pfcp-node reports to, through an in-process recorder: the
-//! endpoint has no API for them.
+//! The answers come from [`pfcp_sim::responder`] (the same UP responder `pfcp sim` runs), in the
+//! endpoint's request handler. The admission counters (cause-74 rejections) and the published
+//! Overload/Load Metrics are read from the `metrics` facade pfcp-node reports to, through an
+//! in-process recorder; the kernel's and the ingress guard's drops from the endpoint.
 
-use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
 use pfcp_node::{
-    AdmissionConfig, Channels, Endpoint, EndpointConfig, Incoming, LocalNode, PeerEvent,
+    AdmissionConfig, Channels, Endpoint, EndpointConfig, HandlerReply, LocalNode, PeerEvent,
+    RequestView,
 };
 use pfcp_overload::{NodeKey, ReporterConfig};
-use pfcp_wire::encode::MessageWriter;
-use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
-use pfcp_wire::{Cause, Encode, EncodeError, Header, Message, MessageType};
+use pfcp_sim::responder::{Answer, Responder};
+use pfcp_wire::ie::{Fqdn, NodeId, RecoveryTimeStamp};
+use pfcp_wire::{Cause, Encode};
 use tokio::sync::mpsc;
 
 use crate::meter::{self, Meter};
@@ -61,10 +61,28 @@ pub struct UpArgs {
     /// cause 74.
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub queue: usize,
-    /// Send node-scoped OCIs (AOCI=1): the whole UP function is overloaded, so CP functions
-    /// throttle Session Establishment Requests too, not only requests on existing sessions.
+    /// Send entity-scoped OCIs (AOCI=0, the spec's default scope: the PFCP entity of the
+    /// session's UP F-SEID). By default this emulator sends node-scoped OCIs (AOCI=1): it is one
+    /// PFCP entity, its queue measures the whole UP function, and only a node-scoped OCI
+    /// throttles Session Establishment Requests, whose entity the CP cannot know yet (clause
+    /// 6.2.4.3.1).
     #[arg(long)]
+    pub entity_scoped: bool,
+    /// Node-scoped OCIs (the default; kept for scripts written when it was not).
+    #[arg(long, hide = true, conflicts_with = "entity_scoped")]
     pub node_scoped: bool,
+    /// Work a refusal (Cause 74) costs, as a share of serving a request: decoding, building
+    /// and sending it is not free on a real UP function, and it is what makes an unprotected
+    /// one collapse under a storm.
+    #[arg(long, default_value_t = 0.1, value_name = "SHARE")]
+    pub rejection_cost: f64,
+    /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
+    /// says what it granted).
+    #[arg(long, default_value_t = 8192, value_name = "KIB")]
+    pub recv_buffer_kib: usize,
+    /// Also print a summary as one JSON object on stdout when stopping.
+    #[arg(long)]
+    pub json: bool,
     /// Period of Validity of the OCIs sent.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub validity_secs: u64,
@@ -100,6 +118,9 @@ fn run(args: &UpArgs) -> Result<(), String> {
     }
     if args.validity_secs == 0 {
         return Err("--validity-secs must be at least 1".into());
+    }
+    if !(0.0..=1.0).contains(&args.rejection_cost) {
+        return Err("--rejection-cost must be between 0 and 1".into());
     }
     runtime()?.block_on(serve(args))
 }
@@ -146,12 +167,12 @@ pub(crate) fn node_id_ie(node: &NodeKey) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// This process's Recovery Time Stamp. It must differ from one run to the next (a peer
-/// that sees it change resets what it learned, clause 6.2.2); the process ID does that
-/// without a second clock read.
+/// This process's Recovery Time Stamp: when it started, in seconds since 1900 (clause
+/// 8.2.65), from one read of the wall clock ([`crate::start_time`]). It differs from one run to
+/// the next, also in a container where every run is PID 1 (a peer that sees it change resets
+/// what it learned and sets the association up again, clause 6.2.2).
 pub(crate) fn recovery_time_stamp() -> RecoveryTimeStamp {
-    // 2023-11-29 in seconds since 1900, plus the process ID.
-    RecoveryTimeStamp(0xE8F4_A2B0_u32.wrapping_add(std::process::id()))
+    crate::start_time()
 }
 
 /// The loopback address of `ip`'s family.
@@ -177,42 +198,67 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     let node_ie = node_id_ie(&node)?;
     let validity = Duration::from_secs(args.validity_secs);
     let reporter = ReporterConfig::default()
-        .with_node_scoped(args.node_scoped)
+        .with_node_scoped(!args.entity_scoped)
         .with_validity(validity)
         .with_refresh_before(validity.min(Duration::from_secs(5 * 4)) / 4);
     let admission = AdmissionConfig::new(node.clone())
         .with_service_rate(Some(args.capacity))
         .with_queue_capacity(args.queue)
+        .with_rejection_cost(args.rejection_cost)
         .with_reporter(reporter);
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
     let local = LocalNode::up(node.clone(), recovery_time_stamp());
+    let socket = pfcp_node::SocketConfig::default().with_recv_buffer(args.recv_buffer_kib * 1024);
     let config = EndpointConfig::new(local.clone())
         .with_admission(admission)
-        .with_heartbeat_interval(heartbeat);
-    let (endpoint, channels) = Endpoint::bind(config, args.listen)
+        .with_heartbeat_interval(heartbeat)
+        .with_socket(socket);
+    let counts = Arc::new(Counts::default());
+    let handler = {
+        let counts = counts.clone();
+        let mut responder = Responder::new(
+            local.clone(),
+            node_ie,
+            fseid_for(args.fseid_ip, args.listen),
+        );
+        move |view: &RequestView<'_>| match responder.answer(view.request(), |_| false) {
+            Ok(Answer::Respond(bytes, accepted)) => {
+                let c = if accepted {
+                    &counts.served
+                } else {
+                    &counts.refused
+                };
+                c.fetch_add(1, Ordering::Relaxed);
+                HandlerReply::Respond(bytes)
+            }
+            Ok(Answer::Reject(cause)) => {
+                counts.refused.fetch_add(1, Ordering::Relaxed);
+                HandlerReply::Reject(cause)
+            }
+            Err(_) => HandlerReply::Reject(Cause::SYSTEM_FAILURE),
+        }
+    };
+    let (endpoint, channels) = Endpoint::bind_with_handler(config, args.listen, handler)
         .await
         .map_err(|e| format!("cannot listen on {}: {}", args.listen, io_error_text(&e)))?;
     let addr = endpoint.local_addr();
     eprintln!(
-        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, {} OCIs valid {} s)",
+        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
         args.capacity,
         args.queue,
-        if args.node_scoped {
-            "node-scoped"
-        } else {
+        args.rejection_cost,
+        if args.entity_scoped {
             "entity-scoped"
+        } else {
+            "node-scoped"
         },
-        args.validity_secs
+        args.validity_secs,
+        endpoint.socket_buffers(),
+        local.recovery_time_stamp.0
     );
-    let fseid_ip = args.fseid_ip.unwrap_or(if addr.ip().is_unspecified() {
-        loopback_like(addr.ip())
-    } else {
-        addr.ip()
-    });
-    let counts = Arc::new(Counts::default());
     let Channels { incoming, events } = channels;
-    let responder = Responder::new(local, node_ie, fseid_ip);
-    tokio::spawn(answer(incoming, responder, counts.clone()));
+    // Every request is answered in the handler; the channel only carries what it defers (none).
+    drop(incoming);
     tokio::spawn(report_events(events));
 
     let start = now();
@@ -230,29 +276,63 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     tokio::pin!(deadline, interrupted);
     let mut ticks =
         tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
-    let mut last = Snapshot::take(&meter, &counts);
+    let mut last = Snapshot::take(&meter, &counts, &endpoint);
+    let mut max_metric = 0u64;
     loop {
         tokio::select! {
             _ = &mut deadline => break,
             _ = &mut interrupted => break,
             _ = ticks.tick() => {
-                let snap = Snapshot::take(&meter, &counts);
+                let snap = Snapshot::take(&meter, &counts, &endpoint);
                 let secs = now().duration_since(start).as_secs();
+                max_metric = max_metric.max(snap.overload.round() as u64);
                 eprintln!("pfcp up: {}", snap.status_line(&last, secs));
                 last = snap;
             }
         }
     }
-    let snap = Snapshot::take(&meter, &counts);
+    let snap = Snapshot::take(&meter, &counts, &endpoint);
+    let secs = now().duration_since(start).as_secs_f64();
     eprintln!(
-        "pfcp up: stopped after {:.1} s: served {}, rejected with cause 74 {}, refused {}",
-        now().duration_since(start).as_secs_f64(),
+        "pfcp up: stopped after {secs:.1} s: served {}, rejected with cause 74 {}, refused {}, \
+         dropped by the kernel {}, by the ingress guard {}",
         snap.served,
         snap.rejected_74,
-        snap.refused
+        snap.refused,
+        snap.kernel_drops
+            .map_or("unknown".into(), |d| d.to_string()),
+        snap.guard_drops
     );
+    if args.json {
+        let summary = serde_json::json!({
+            "duration_secs": (secs * 10.0).round() / 10.0,
+            "capacity": args.capacity,
+            "served": snap.served,
+            "rejected_74": snap.rejected_74,
+            "refused": snap.refused,
+            "kernel_drops": snap.kernel_drops,
+            "guard_drops": snap.guard_drops,
+            "max_overload_metric": max_metric,
+            "socket_buffers": {
+                "recv": endpoint.socket_buffers().recv,
+                "send": endpoint.socket_buffers().send,
+            },
+            "recovery_time_stamp": local.recovery_time_stamp.0,
+        });
+        println!("{summary}");
+    }
     drop(endpoint);
     Ok(())
+}
+
+/// The address of the UP F-SEIDs: `--fseid-ip`, else the listen address, else (unspecified)
+/// the loopback address of its family.
+fn fseid_for(fseid_ip: Option<IpAddr>, listen: SocketAddr) -> IpAddr {
+    fseid_ip.unwrap_or(if listen.ip().is_unspecified() {
+        loopback_like(listen.ip())
+    } else {
+        listen.ip()
+    })
 }
 
 /// Counters and gauges at one instant.
@@ -264,11 +344,15 @@ struct Snapshot {
     overload: f64,
     load: f64,
     queue: f64,
+    kernel_drops: Option<u64>,
+    guard_drops: u64,
 }
 
 impl Snapshot {
-    fn take(meter: &Meter, counts: &Counts) -> Snapshot {
+    fn take(meter: &Meter, counts: &Counts, endpoint: &Endpoint) -> Snapshot {
         Snapshot {
+            kernel_drops: endpoint.kernel_drops(),
+            guard_drops: endpoint.inspect(|n| n.guard().dropped()).unwrap_or(0),
             served: counts.served.load(Ordering::Relaxed),
             refused: counts.refused.load(Ordering::Relaxed),
             // Every cause-74 rejection of the endpoint: queue full, evicted, waited too long,
@@ -287,50 +371,17 @@ impl Snapshot {
     fn status_line(&self, last: &Snapshot, secs: u64) -> String {
         format!(
             "[{secs:>4}s] served {:>6}/s (total {}) | rejected cause 74 {:>6}/s (total {}) | \
-             overload metric {:>3}% | load {:>3}% | queue {}",
+             overload metric {:>3}% | load {:>3}% | queue {} | dropped: kernel {}, guard {}",
             self.served.saturating_sub(last.served),
             self.served,
             self.rejected_74.saturating_sub(last.rejected_74),
             self.rejected_74,
             self.overload.round(),
             self.load.round(),
-            self.queue.round()
+            self.queue.round(),
+            self.kernel_drops.map_or("?".into(), |d| d.to_string()),
+            self.guard_drops
         )
-    }
-}
-
-/// Answer the requests the endpoint hands over, one at a time (the service model already
-/// paced them).
-async fn answer(
-    mut incoming: mpsc::Receiver<Incoming>,
-    mut responder: Responder,
-    counts: Arc<Counts>,
-) {
-    let mut reported = false;
-    while let Some(request) = incoming.recv().await {
-        let answered = match request.message() {
-            Ok(msg) => responder.answer(&msg),
-            Err(_) => continue,
-        };
-        match answered {
-            Ok(Some((bytes, accepted))) => {
-                let counter = if accepted {
-                    &counts.served
-                } else {
-                    &counts.refused
-                };
-                counter.fetch_add(1, Ordering::Relaxed);
-                if request.respond(bytes).await.is_err() {
-                    return;
-                }
-            }
-            Ok(None) => {}
-            Err(e) if !reported => {
-                reported = true;
-                eprintln!("pfcp up: a response could not be encoded: {e}");
-            }
-            Err(_) => {}
-        }
     }
 }
 
@@ -361,143 +412,9 @@ fn who(peer: &SocketAddr, node: Option<&NodeKey>) -> String {
     }
 }
 
-/// Most sessions held at once; beyond, establishments get Cause 75, "No resources available".
-const MAX_SESSIONS: usize = 1 << 20;
-
-/// The session-handling half of the emulated UP function.
-#[derive(Debug)]
-struct Responder {
-    local: LocalNode,
-    node_ie: Vec<u8>,
-    fseid_ip: IpAddr,
-    next_seid: u64,
-    /// UP SEID -> CP SEID.
-    sessions: HashMap<u64, u64>,
-}
-
-impl Responder {
-    fn new(local: LocalNode, node_ie: Vec<u8>, fseid_ip: IpAddr) -> Self {
-        Responder {
-            local,
-            node_ie,
-            fseid_ip,
-            next_seid: 1,
-            sessions: HashMap::new(),
-        }
-    }
-
-    /// The response to `msg` and whether it accepts the request; `None` for a message that
-    /// is not a request.
-    fn answer(&mut self, msg: &Message<'_>) -> Result<Option<(Bytes, bool)>, EncodeError> {
-        let request = msg.header();
-        let Some(rt) = msg.message_type().response_type() else {
-            return Ok(None);
-        };
-        let header_seid = request.seid.unwrap_or(0);
-        let answer = match msg.message_type() {
-            MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                let Some(cp_seid) = msg.f_seid().ok().flatten().map(|f| f.seid) else {
-                    return self.refuse(request, rt, None, Cause::MANDATORY_IE_MISSING);
-                };
-                if self.sessions.len() >= MAX_SESSIONS {
-                    return self.refuse(request, rt, Some(cp_seid), Cause::NO_RESOURCES_AVAILABLE);
-                }
-                let up_seid = self.allocate();
-                self.sessions.insert(up_seid, cp_seid);
-                let fseid = FSeid {
-                    seid: up_seid,
-                    ipv4: match self.fseid_ip {
-                        IpAddr::V4(a) => Some(a),
-                        IpAddr::V6(_) => None,
-                    },
-                    ipv6: match self.fseid_ip {
-                        IpAddr::V6(a) => Some(a),
-                        IpAddr::V4(_) => None,
-                    },
-                };
-                accepted(request, rt, cp_seid, |w| {
-                    w.raw_ies(&self.node_ie)?;
-                    w.ie(&Cause::REQUEST_ACCEPTED)?;
-                    w.ie(&fseid)?;
-                    Ok(())
-                })?
-            }
-            MessageType::SESSION_MODIFICATION_REQUEST => match self.sessions.get(&header_seid) {
-                Some(&cp_seid) => accepted(request, rt, cp_seid, |w| {
-                    w.ie(&Cause::REQUEST_ACCEPTED)?;
-                    Ok(())
-                })?,
-                None => return self.refuse(request, rt, None, Cause::SESSION_CONTEXT_NOT_FOUND),
-            },
-            MessageType::SESSION_DELETION_REQUEST => match self.sessions.remove(&header_seid) {
-                Some(cp_seid) => accepted(request, rt, cp_seid, |w| {
-                    w.ie(&Cause::REQUEST_ACCEPTED)?;
-                    Ok(())
-                })?,
-                None => return self.refuse(request, rt, None, Cause::SESSION_CONTEXT_NOT_FOUND),
-            },
-            _ => return self.refuse(request, rt, request.seid, Cause::SERVICE_NOT_SUPPORTED),
-        };
-        Ok(Some((answer, true)))
-    }
-
-    fn refuse(
-        &self,
-        request: &Header,
-        rt: MessageType,
-        cp_seid: Option<u64>,
-        cause: Cause,
-    ) -> Result<Option<(Bytes, bool)>, EncodeError> {
-        pfcp_node::peer::session_or_node_rejection(
-            &self.local,
-            rt,
-            request.sequence,
-            cp_seid,
-            request.priority,
-            cause,
-            None,
-        )
-        .map(|b| Some((b, false)))
-    }
-
-    /// A UP SEID not in use (never 0: SEID 0 means "unknown", clause 7.2.2.4.2).
-    fn allocate(&mut self) -> u64 {
-        loop {
-            let seid = self.next_seid;
-            self.next_seid = self.next_seid.wrapping_add(1).max(1);
-            if !self.sessions.contains_key(&seid) {
-                return seid;
-            }
-        }
-    }
-}
-
-/// A session response of type `rt` to `request` (same sequence number and priority) with SEID
-/// `cp_seid`, its IEs written by `ies`.
-fn accepted(
-    request: &Header,
-    rt: MessageType,
-    cp_seid: u64,
-    ies: impl FnOnce(&mut MessageWriter<'_, Vec<u8>>) -> Result<(), EncodeError>,
-) -> Result<Bytes, EncodeError> {
-    let mut header = Header::new(rt)
-        .with_seid(cp_seid)
-        .with_sequence(request.sequence);
-    if let Some(p) = request.priority {
-        header = header.with_priority(p);
-    }
-    let mut out = Vec::with_capacity(64);
-    let mut w = MessageWriter::begin(&mut out, &header)?;
-    ies(&mut w)?;
-    w.finish()?;
-    Ok(Bytes::from(out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pfcp_wire::encode::MessageBuilder;
-    use pfcp_wire::{MessagePriority, SequenceNumber};
 
     fn responder() -> Responder {
         let node = NodeKey::fqdn("upf1.example.net");
@@ -516,67 +433,6 @@ mod tests {
         w.raw_ies(ies).unwrap();
         w.finish().unwrap();
         out
-    }
-
-    #[test]
-    fn a_session_lives_and_dies() {
-        let mut up = responder();
-        let b = MessageBuilder::new(Header::new(MessageType::HEARTBEAT_REQUEST)).ie(FSeid {
-            seid: 0xABCD,
-            ipv4: Some(Ipv4Addr::LOCALHOST),
-            ipv6: None,
-        });
-        let mut fseid = vec![0; b.encoded_len()];
-        b.encode_into(&mut fseid).unwrap();
-        // The F-SEID IE alone (after the 8-octet node header).
-        let est = request(
-            MessageType::SESSION_ESTABLISHMENT_REQUEST,
-            0,
-            7,
-            &fseid[8..],
-        );
-        let (rsp, ok) = up.answer(&Message::decode(&est).unwrap()).unwrap().unwrap();
-        assert!(ok);
-        let rsp = Message::decode(&rsp).unwrap();
-        assert_eq!(
-            rsp.message_type(),
-            MessageType::SESSION_ESTABLISHMENT_RESPONSE
-        );
-        assert_eq!(rsp.header().seid, Some(0xABCD));
-        assert_eq!(rsp.header().sequence.value(), 7);
-        assert_eq!(rsp.header().priority.map(|p| p.value()), Some(3));
-        assert_eq!(rsp.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
-        assert_eq!(
-            rsp.node_id().unwrap().unwrap().to_string(),
-            "upf1.example.net"
-        );
-        let up_seid = rsp.f_seid().unwrap().unwrap().seid;
-        rsp.validate().unwrap();
-
-        let m = request(MessageType::SESSION_MODIFICATION_REQUEST, up_seid, 8, &[]);
-        let (rsp, ok) = up.answer(&Message::decode(&m).unwrap()).unwrap().unwrap();
-        let rsp = Message::decode(&rsp).unwrap();
-        assert!(ok);
-        assert_eq!(
-            rsp.message_type(),
-            MessageType::SESSION_MODIFICATION_RESPONSE
-        );
-        assert_eq!(rsp.header().seid, Some(0xABCD));
-
-        let d = request(MessageType::SESSION_DELETION_REQUEST, up_seid, 9, &[]);
-        let (rsp, ok) = up.answer(&Message::decode(&d).unwrap()).unwrap().unwrap();
-        let rsp = Message::decode(&rsp).unwrap();
-        assert!(ok);
-        assert_eq!(rsp.message_type(), MessageType::SESSION_DELETION_RESPONSE);
-        assert_eq!(rsp.header().seid, Some(0xABCD));
-        assert_eq!(rsp.header().sequence.value(), 9);
-
-        // Deleted: the session is gone.
-        let (rsp, ok) = up.answer(&Message::decode(&d).unwrap()).unwrap().unwrap();
-        let rsp = Message::decode(&rsp).unwrap();
-        assert!(!ok);
-        assert_eq!(rsp.header().seid, Some(0));
-        assert_eq!(rsp.cause().unwrap(), Some(Cause::SESSION_CONTEXT_NOT_FOUND));
     }
 
     #[test]

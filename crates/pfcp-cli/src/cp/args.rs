@@ -11,9 +11,14 @@ use clap::ValueEnum;
 /// Arguments of `pfcp cp`.
 #[derive(Debug, clap::Args)]
 pub struct CpArgs {
-    /// A UP function to load (repeat for several: new sessions go round-robin over them).
+    /// A UP function to load (repeat for several: new sessions are spread over them as
+    /// --select says).
     #[arg(long = "up", value_name = "ADDR", required = true)]
     pub ups: Vec<SocketAddr>,
+    /// How new sessions are spread over several --up: by load (the UP functions' LCI and OCI,
+    /// clause 6.2.3: where there is spare capacity) or round-robin.
+    #[arg(long, value_enum, default_value_t = Select::Load, value_name = "HOW")]
+    pub select: Select,
     /// Local address to bind (default: any port on all addresses of the first UP's family).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
@@ -124,4 +129,16 @@ impl CpArgs {
         }
         Ok(())
     }
+}
+
+/// `--select`: how new sessions are spread over the UP functions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Select {
+    /// By the UP functions' load and overload (LCI, OCI), at random in proportion to their
+    /// spare capacity.
+    #[default]
+    Load,
+    /// One after the other.
+    RoundRobin,
 }

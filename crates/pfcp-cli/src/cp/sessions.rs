@@ -62,6 +62,8 @@ pub(super) struct Slot {
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct UpTally {
     pub(super) answered: u64,
+    /// New sessions it accepted.
+    pub(super) established: u64,
     pub(super) ocis: u64,
     pub(super) last_oci: Option<u8>,
 }
@@ -154,8 +156,23 @@ impl State {
             None => {
                 let slot = self.free.pop()?;
                 let class = pick(&ctx.classes, splitmix(&mut self.rng));
-                let up = self.next_up % ctx.ups.len().max(1);
-                self.next_up = self.next_up.wrapping_add(1);
+                let up = match ctx.select {
+                    super::Select::RoundRobin => {
+                        let up = self.next_up % ctx.ups.len().max(1);
+                        self.next_up = self.next_up.wrapping_add(1);
+                        up
+                    }
+                    super::Select::Load => {
+                        let candidates: Vec<(SocketAddr, u32)> =
+                            ctx.ups.iter().map(|u| (u.addr, 1)).collect();
+                        ctx.endpoint
+                            .select_up(&candidates)
+                            .ok()
+                            .flatten()
+                            .and_then(|a| ctx.ups.iter().position(|u| u.addr == a))
+                            .unwrap_or(0)
+                    }
+                };
                 let cp_seid = self.next_cp_seid;
                 self.next_cp_seid += 1;
                 if let Some(s) = self.slots.get_mut(slot) {
@@ -284,6 +301,9 @@ impl State {
                 Some(f) if accepted => {
                     slot.up = holder;
                     slot.up_seid = f.seid;
+                    if let Some(u) = self.per_up.get_mut(holder) {
+                        u.established += 1;
+                    }
                     slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
                     self.established += 1;
                     Some(if slot.modifications_left > 0 {

@@ -56,6 +56,8 @@ pub struct UpSummary {
     pub node_id: String,
     /// Responses received from it.
     pub answered: u64,
+    /// New sessions it accepted (how `--select` spread them).
+    pub sessions: u64,
     /// Responses carrying an OCI.
     pub ocis: u64,
     /// The Overload Reduction Metric of the last OCI, in percent.
@@ -186,6 +188,7 @@ impl Summary {
                     addr: u.addr,
                     node_id: u.node.to_string(),
                     answered: t.answered,
+                    sessions: t.established,
                     ocis: t.ocis,
                     last_oci_percent: t.last_oci,
                 })
@@ -207,11 +210,12 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  {:<15} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7}",
+            "  {:<15} {:>9} {:>9} {:>9} {:>8} {:>10} {:>9} {:>9} {:>9} {:>7}",
             "",
             "offered",
             "sent",
             "throttled",
+            "no assoc",
             "redirected",
             "succeeded",
             "rejected",
@@ -221,10 +225,11 @@ impl Summary {
         let row = |s: &mut String, name: &str, t: &Tally| {
             let _ = writeln!(
                 s,
-                "  {name:<15} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>9} {:>7}",
+                "  {name:<15} {:>9} {:>9} {:>9} {:>8} {:>10} {:>9} {:>9} {:>9} {:>7}",
                 t.offered,
                 t.sent,
                 t.throttled,
+                t.unassociated,
                 t.redirected,
                 t.succeeded,
                 t.rejected,
@@ -286,10 +291,11 @@ impl Summary {
         for u in &self.ups {
             let _ = writeln!(
                 s,
-                "  UP {} at {}: {} responses, {} with an OCI (last {})",
+                "  UP {} at {}: {} responses, {} new sessions, {} with an OCI (last {})",
                 u.node_id,
                 u.addr,
                 u.answered,
+                u.sessions,
                 u.ocis,
                 u.last_oci_percent
                     .map_or("none".to_string(), |m| format!("{m}%"))

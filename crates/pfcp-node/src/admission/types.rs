@@ -63,7 +63,10 @@ pub struct AdmissionConfig {
     /// Requests per second the service model serves; `None` (default): the caller dequeues
     /// with [`UpAdmission::pop`] and reports [`UpAdmission::served`].
     pub service_rate: Option<f64>,
-    /// Longest a request may wait before it is taken out for rejection. Default `None`.
+    /// Longest a request may wait before it is taken out for rejection with cause 74. Default
+    /// 200 ms: the queue is by priority, so under sustained load the lowest priorities could
+    /// otherwise wait until their CP retransmits (T1, seconds), a latency no one benefits from;
+    /// answered at once, the CP learns and moves on. `None`: no limit.
     pub max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
     /// without MP, default 15) is used here.
@@ -99,7 +102,7 @@ impl AdmissionConfig {
             node_id,
             queue_capacity: 1024,
             service_rate: None,
-            max_wait: None,
+            max_wait: Some(Duration::from_millis(200)),
             classifier: ClassifierConfig::default(),
             // The admission queue measures the whole UP function, so its OCI is node-scoped
             // (AOCI=1, clause 8.2.76): a CP then applies it to new sessions too, whose PFCP
