@@ -416,25 +416,6 @@ fn who(peer: &SocketAddr, node: Option<&NodeKey>) -> String {
 mod tests {
     use super::*;
 
-    fn responder() -> Responder {
-        let node = NodeKey::fqdn("upf1.example.net");
-        let ie = node_id_ie(&node).unwrap();
-        let local = LocalNode::up(node, RecoveryTimeStamp(1));
-        Responder::new(local, ie, IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)))
-    }
-
-    fn request(t: MessageType, seid: u64, seq: u32, ies: &[u8]) -> Vec<u8> {
-        let h = Header::new(t)
-            .with_seid(seid)
-            .with_sequence(SequenceNumber::new(seq).unwrap())
-            .with_priority(MessagePriority::new(3).unwrap());
-        let mut out = Vec::new();
-        let mut w = MessageWriter::begin(&mut out, &h).unwrap();
-        w.raw_ies(ies).unwrap();
-        w.finish().unwrap();
-        out
-    }
-
     #[test]
     fn node_ids_parse() {
         assert_eq!(
