@@ -476,7 +476,7 @@ impl UpAdmission {
         self.count_served();
     }
 
-    /// A request that waited longer than [`AdmissionConfig::max_wait`]: answer it with cause
+    /// A request that waited [`AdmissionConfig::max_wait`] or longer: answer it with cause
     /// 74 (or drop it). Checked by [`UpAdmission::poll_ready`], [`UpAdmission::pop`] and
     /// [`UpAdmission::handle_timeout`].
     pub fn poll_expired(&mut self) -> Option<QueuedRequest> {
@@ -554,7 +554,9 @@ impl UpAdmission {
         Some(waiting)
     }
 
-    /// Move the requests that waited longer than `max_wait` to the expired list.
+    /// Move the requests that waited `max_wait` or longer to the expired list (not only
+    /// longer: at exactly `max_wait` the deadline [`UpAdmission::poll_timeout`] gave is due,
+    /// and leaving it would make that deadline come back at once, a busy loop).
     fn sweep(&mut self, now: Instant) {
         let Some(max_wait) = self.config.max_wait else {
             return;
@@ -563,7 +565,7 @@ impl UpAdmission {
         for q in &mut self.queues {
             while q
                 .front()
-                .is_some_and(|w| now.saturating_duration_since(w.arrived) > max_wait)
+                .is_some_and(|w| now.saturating_duration_since(w.arrived) >= max_wait)
             {
                 if let Some(w) = q.pop_front() {
                     self.len -= 1;
