@@ -63,8 +63,8 @@
 //!
 //! ## Modules
 //!
-//! `args` (the command line), `mix` (the priority classes), `requests` (the messages of a
-//! session's life), `sessions` (the slots and the tallies), `associations` (setup, release,
+//! `args` (the command line), `sessions` (the slots and the tallies; the priority classes and
+//! the messages of a session's life are pfcp-sim's [`traffic`](pfcp_sim::traffic)), `associations` (setup, release,
 //! the Node ID probe), `pacing` (the pacer and the transactions), `progress` (the lines
 //! printed while running) and `summary` (the results). This file ties them together: the
 //! endpoint's configuration and the course of a run.
@@ -89,10 +89,8 @@ use crate::{io_error_text, now};
 
 mod args;
 mod associations;
-mod mix;
 mod pacing;
 mod progress;
-mod requests;
 mod sessions;
 mod summary;
 
@@ -101,7 +99,7 @@ pub use sessions::Tally;
 pub use summary::{ClassSummary, Latency, Summary, UpSummary};
 
 use associations::{associate_all, probe, release_all};
-use mix::{parse_mix, Class};
+use pfcp_sim::traffic::{parse_mix, Class};
 use pacing::offer;
 use progress::{report_events, report_progress};
 use sessions::{lock, State};
@@ -130,7 +128,7 @@ pub fn main(args: &CpArgs) -> ExitCode {
 
 fn run(args: &CpArgs) -> Result<Summary, String> {
     args.check()?;
-    let classes = parse_mix(&args.mix)?;
+    let classes = parse_mix(&args.mix).map_err(|e| format!("--{e}"))?;
     runtime()?.block_on(generate(args, classes))
 }
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use pfcp_node::{Error as NodeError, RequestError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::requests::build_request;
+use pfcp_sim::traffic::build_request;
 use super::sessions::{lock, State, Work};
 use super::Ctx;
 use crate::now;
@@ -79,7 +79,8 @@ async fn transact(
     _permit: OwnedSemaphorePermit,
 ) {
     let started = now();
-    let result = match build_request(work.step, &work.session, &ctx.node_ie, ctx.fseid_ip) {
+    let s = &work.session;
+    let result = match build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip) {
         Ok((header, ies)) => {
             ctx.endpoint
                 .request_with(work.addr, header, ies, work.profile.clone())

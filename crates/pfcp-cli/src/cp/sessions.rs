@@ -18,8 +18,7 @@ use pfcp_overload::NodeKey;
 use pfcp_wire::Message;
 use serde::Serialize;
 
-use super::mix::{pick, splitmix};
-use super::requests::Step;
+use pfcp_sim::traffic::{pick, splitmix, Step};
 use super::Ctx;
 
 /// Outcome counts.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
-use super::requests::STEPS;
+use pfcp_sim::traffic::Step;
 use super::sessions::{State, Tally};
 use super::{CpArgs, Ctx, LossPacing};
 
@@ -128,7 +128,7 @@ fn as_map<S: serde::Serializer, T: Serialize>(
 
 /// The rows of the request types.
 fn step_rows(tallies: &[Tally; 3]) -> Vec<(String, Tally)> {
-    STEPS
+    Step::ALL
         .iter()
         .zip(tallies)
         .map(|(s, t)| (s.name().to_owned(), *t))
