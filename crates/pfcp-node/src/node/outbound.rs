@@ -328,16 +328,7 @@ impl Node {
                 if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
                     self.lost_association(peer, now);
                 }
-                self.events.push_back(NodeEvent::Outcome {
-                    id,
-                    result: Ok(Response {
-                        peer,
-                        bytes,
-                        cause,
-                        origin: ResponseOrigin::Peer,
-                        transmissions,
-                    }),
-                });
+                self.events.push_back(answered(id, peer, bytes, cause, transmissions));
             }
             Purpose::Associate(id) => {
                 for e in self.peers.handle_setup_response(peer, msg, now) {
@@ -352,16 +343,7 @@ impl Node {
                     }
                 }
                 if let Some(id) = id {
-                    self.events.push_back(NodeEvent::Outcome {
-                        id,
-                        result: Ok(Response {
-                            peer,
-                            bytes,
-                            cause,
-                            origin: ResponseOrigin::Peer,
-                            transmissions,
-                        }),
-                    });
+                    self.events.push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
             Purpose::Heartbeat(id) => {
@@ -372,16 +354,7 @@ impl Node {
                     self.on_peer_event(e, now);
                 }
                 if let Some(id) = id {
-                    self.events.push_back(NodeEvent::Outcome {
-                        id,
-                        result: Ok(Response {
-                            peer,
-                            bytes,
-                            cause,
-                            origin: ResponseOrigin::Peer,
-                            transmissions,
-                        }),
-                    });
+                    self.events.push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
         }
@@ -631,6 +604,26 @@ impl Node {
                 th.on_send(MessageKind::Answer, now);
             }
         }
+    }
+}
+
+/// The outcome of request `id`: the peer's response.
+fn answered(
+    id: RequestId,
+    peer: SocketAddr,
+    bytes: Bytes,
+    cause: Option<Cause>,
+    transmissions: u32,
+) -> NodeEvent {
+    NodeEvent::Outcome {
+        id,
+        result: Ok(Response {
+            peer,
+            bytes,
+            cause,
+            origin: ResponseOrigin::Peer,
+            transmissions,
+        }),
     }
 }
 
