@@ -482,6 +482,8 @@ struct Cp {
     last_seq: BTreeMap<Scope, u32>,
     /// The last LCI sequence number sent per node.
     last_lci: BTreeMap<NodeKey, u32>,
+    /// The sequence number last applied per scope (an `Expired` refusal names it).
+    applied: BTreeMap<Scope, u32>,
     dropped: u64,
 }
 
@@ -527,6 +529,7 @@ impl Cp {
             writer: BTreeMap::new(),
             last_seq: BTreeMap::new(),
             last_lci: BTreeMap::new(),
+            applied: BTreeMap::new(),
             dropped: 0,
         }
     }
@@ -562,6 +565,7 @@ impl Cp {
                     assert_eq!(scope, s, "applied to another scope");
                 }
                 self.tracked.insert(scope.clone());
+                self.applied.insert(scope.clone(), seq);
                 assert_eq!(*metric, oci.metric.percent(), "applied metric");
                 assert!(*metric <= 100);
                 let want = oci
@@ -617,6 +621,18 @@ impl Cp {
                             None,
                             "refused an OCI while an entry could be evicted"
                         );
+                    }
+                    IgnoreReason::Expired => {
+                        // Only the number last applied to the scope, once its validity ended.
+                        let s = scope.as_ref().expect("expired without a scope");
+                        assert_eq!(
+                            self.applied.get(s),
+                            Some(&seq),
+                            "expired a number never applied"
+                        );
+                        if let Some((_, _, exp)) = before {
+                            assert!(exp.is_some_and(|t| t <= now), "expired while valid");
+                        }
                     }
                     IgnoreReason::Malformed(_) | IgnoreReason::UnexpectedMessage => {
                         panic!("a decoded OCI cannot be malformed or misplaced: {reason:?}")

@@ -99,8 +99,8 @@ pub use sessions::Tally;
 pub use summary::{ClassSummary, Latency, Summary, UpSummary};
 
 use associations::{associate_all, probe, release_all};
-use pfcp_sim::traffic::{parse_mix, Class};
 use pacing::offer;
+use pfcp_sim::traffic::{parse_mix, Class};
 use progress::{report_events, report_progress};
 use sessions::{lock, State};
 

@@ -278,6 +278,7 @@ impl CpOverloadControl {
                         IgnoreReason::Malformed(_) => "malformed",
                         IgnoreReason::UnexpectedMessage => "unexpected_message",
                         IgnoreReason::TableFull => "table_full",
+                        IgnoreReason::Expired => "expired",
                         _ => "other",
                     };
                     tracing::debug!(

@@ -7,6 +7,8 @@
 //!   the Period of Validity; the same number is ignored and does *not* restart it; an older
 //!   one is ignored unless a reset is plausible: the stored OCI expired, the peer restarted or
 //!   re-associated ([`OverloadTable::reset_peer`]), or the counter wrapped ([`crate::sequence`]).
+//!   The number of an OCI whose validity ran out is remembered (per scope, bounded): the same
+//!   number again does not start a new period (6.2.4.3.2.1 NOTE 1), only a new one does.
 //! * **Validity** (8.2.35): a stopped timer (`0x00`) means the OCI is already expired; unit 111
 //!   means it never expires. Expiry is driven by [`OverloadTable::handle_timeout`].
 //! * **End of overload** (6.2.4.3.2): metric 0 ends it; the *absence* of OCI in a message does
@@ -116,6 +118,10 @@ pub enum IgnoreReason {
     UnexpectedMessage,
     /// The table is full of entries that never expire.
     TableFull,
+    /// The same sequence number as an OCI whose Period of Validity has run out: it does not
+    /// start a new period (6.2.4.3.2.1 NOTE 1: extending the validity needs a new number), so
+    /// a late retransmission cannot revive an overload that has ended.
+    Expired,
 }
 
 /// Something worth logging or counting, drained with [`OverloadTable::poll_event`].
@@ -176,6 +182,12 @@ pub struct OverloadTable {
     /// looks a node up by `&NodeKey`, without building (for an FQDN, allocating) a `Scope`.
     nodes: HashMap<NodeKey, Entry>,
     deadlines: BTreeSet<(Instant, Scope)>,
+    /// The sequence number of the last OCI whose validity ran out, per scope, with its expiry
+    /// and UP function, so that the same number is not applied again (6.2.4.3.2.1 NOTE 1).
+    /// It shares `max_entries` with the entries.
+    expired: HashMap<Scope, (u32, Instant, NodeKey)>,
+    /// `expired` by expiry, oldest first: the order in which it is evicted.
+    expired_order: BTreeSet<(Instant, Scope)>,
     events: VecDeque<OverloadEvent>,
     events_dropped: u64,
 }
@@ -194,6 +206,8 @@ impl OverloadTable {
             entities: HashMap::new(),
             nodes: HashMap::new(),
             deadlines: BTreeSet::new(),
+            expired: HashMap::new(),
+            expired_order: BTreeSet::new(),
             events: VecDeque::new(),
             events_dropped: 0,
         }
@@ -242,9 +256,16 @@ impl OverloadTable {
     ) -> OciOutcome {
         let scope = origin.scope(oci.aoci());
         let seq = oci.sequence_number.0;
+        if self.expired.get(&scope).is_some_and(|(s, _, _)| *s == seq) {
+            return self.ignore(Some(scope), IgnoreReason::Expired);
+        }
         if let Some(stored) = self.entry(&scope) {
-            let valid = stored.expires.is_none_or(|t| t > now);
-            if valid {
+            if stored.expires.is_some_and(|t| t <= now) {
+                // Lapsed, the timer not yet handled: the same rules as for a remembered number.
+                if stored.seq == seq {
+                    return self.ignore(Some(scope), IgnoreReason::Expired);
+                }
+            } else {
                 match compare(stored.seq, seq, self.config.wrap_window) {
                     SequenceOrder::Same => {
                         return self.ignore(Some(scope), IgnoreReason::Duplicate)
@@ -266,13 +287,21 @@ impl OverloadTable {
             .map(|d| now.checked_add(d).unwrap_or(now));
         let metric = effective(oci.metric);
         let lapsed = expires.is_some_and(|t| t <= now);
-        let full = self.len() >= self.config.max_entries;
+        // Remembered numbers take room like entries (a lapsed entry whose timer has not run
+        // yet is one), so the outcome does not depend on when the caller ran the timer.
         // An OCI already expired on arrival is removed again below before this call returns:
         // it needs no room, so it must not evict a live entry.
-        if full && !lapsed && self.entry(&scope).is_none() && !self.evict_one() {
-            return self.ignore(Some(scope), IgnoreReason::TableFull);
+        if !lapsed && self.entry(&scope).is_none() {
+            // The scope's remembered number gives up its room to the new entry.
+            self.forget_expired(&scope);
+            let full = self.len() + self.expired.len() >= self.config.max_entries;
+            if full && !self.evict_one() {
+                return self.ignore(Some(scope), IgnoreReason::TableFull);
+            }
         }
         self.remove_deadline(&scope);
+        // A new number supersedes the expired one remembered for the scope.
+        self.forget_expired(&scope);
         if let Some(t) = expires {
             self.deadlines.insert((t, scope.clone()));
         }
@@ -346,6 +375,16 @@ impl OverloadTable {
             self.remove_deadline(&s);
             self.remove_entry(&s);
         }
+        // A restart resets sequencing: the peer may count from any number again.
+        let forgotten: Vec<Scope> = self
+            .expired
+            .iter()
+            .filter(|(_, (_, _, n))| n == node)
+            .map(|(s, _)| s.clone())
+            .collect();
+        for s in &forgotten {
+            self.forget_expired(s);
+        }
         self.push_event(OverloadEvent::Reset(node.clone()));
     }
 
@@ -360,10 +399,28 @@ impl OverloadTable {
             if *t > now {
                 break;
             }
-            if let Some((_, scope)) = self.deadlines.pop_first() {
-                self.remove_entry(&scope);
+            if let Some((t, scope)) = self.deadlines.pop_first() {
+                if let Some(e) = self.remove_entry(&scope) {
+                    self.expired_order.insert((t, scope.clone()));
+                    self.expired.insert(scope.clone(), (e.seq, t, e.node));
+                }
                 self.push_event(OverloadEvent::Expired(scope));
             }
+        }
+        // An OCI lapsed on arrival was stored without making room: forget the oldest numbers.
+        while self.len() + self.expired.len() > self.config.max_entries {
+            match self.expired_order.pop_first() {
+                Some((_, s)) => {
+                    self.expired.remove(&s);
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn forget_expired(&mut self, scope: &Scope) {
+        if let Some((_, t, _)) = self.expired.remove(scope) {
+            self.expired_order.remove(&(t, scope.clone()));
         }
     }
 
@@ -425,15 +482,24 @@ impl OverloadTable {
         }
     }
 
+    /// Make room: forget whatever expires first, a remembered number or an entry (a lapsed
+    /// entry whose timer has not run sorts where its remembered number would).
     fn evict_one(&mut self) -> bool {
-        match self.deadlines.pop_first() {
-            Some((_, scope)) => {
+        let entry_first = match (self.deadlines.first(), self.expired_order.first()) {
+            (Some(d), Some(x)) => d.0 < x.0,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => return false,
+        };
+        if entry_first {
+            if let Some((_, scope)) = self.deadlines.pop_first() {
                 self.remove_entry(&scope);
                 self.push_event(OverloadEvent::Evicted(scope));
-                true
             }
-            None => false,
+        } else if let Some((_, scope)) = self.expired_order.pop_first() {
+            self.expired.remove(&scope);
         }
+        true
     }
 }
 

@@ -581,13 +581,18 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
 
     /// The OCI to piggyback on the next message of `message_type` (with `cause`, for
     /// responses) to `peer`, per the inclusion policy; records that the peer was told.
+    ///
+    /// A refresh that is due (see [`Self::poll_timeout`]) happens here first, so an
+    /// application that polls the timer late never sends a number whose validity has run
+    /// out: the CP would ignore it (6.2.4.3.2.1 NOTE 1) and end the overload early.
     pub fn oci_for(
         &mut self,
         peer: &P,
         message_type: MessageType,
         cause: Option<Cause>,
-        _now: Instant,
+        now: Instant,
     ) -> Option<OverloadControlInformation> {
+        self.handle_timeout(now);
         if !message_type.may_carry_oci() {
             return None;
         }

@@ -61,13 +61,16 @@ fn reporter_never_publishes_a_change_smaller_than_its_step_nor_above_max_metric(
 }
 
 /// The sequence number of the published OCI changes exactly when the published metric
-/// changes or a refresh is due and handled: +1 in Counter mode (strictly increasing, wrapping
+/// changes or a refresh is due and handled (by the timer or by building an OCI, which
+/// refreshes first so no lapsed number goes out): +1 in Counter mode (strictly increasing, wrapping
 /// only from `u32::MAX` to 0, which the receiver takes as a wrap), newer for the receiver in
 /// EpochSeconds mode. The first OCI carries the configured start.
 fn check_sequence_changes(s: &UpStep<'_>) -> Result<(), TestCaseError> {
     let (b, a) = (s.before, s.after);
-    let refresh_due = matches!(s.op, UpOp::Timeout | UpOp::TimeoutAtDeadline)
-        && b.poll.is_some_and(|t| s.now >= t);
+    let refresh_due = matches!(
+        s.op,
+        UpOp::Timeout | UpOp::TimeoutAtDeadline | UpOp::OciFor { .. }
+    ) && b.poll.is_some_and(|t| s.now >= t);
     prop_assert_eq!(
         a.poll.is_some(),
         a.metric > 0,

@@ -13,10 +13,10 @@ use std::time::Duration;
 use pfcp_node::{Error as NodeError, RequestError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use pfcp_sim::traffic::build_request;
 use super::sessions::{lock, State, Work};
 use super::Ctx;
 use crate::now;
+use pfcp_sim::traffic::build_request;
 
 /// Offer requests at `rate` for `duration` (or until interrupted); how long it offered.
 pub(super) async fn offer(

@@ -18,8 +18,8 @@ use pfcp_overload::NodeKey;
 use pfcp_wire::Message;
 use serde::Serialize;
 
-use pfcp_sim::traffic::{pick, splitmix, Step};
 use super::Ctx;
+use pfcp_sim::traffic::{pick, splitmix, Step};
 
 /// Outcome counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -9,9 +9,9 @@ use std::time::Duration;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
-use pfcp_sim::traffic::Step;
 use super::sessions::{State, Tally};
 use super::{CpArgs, Ctx, LossPacing};
+use pfcp_sim::traffic::Step;
 
 /// Latency percentiles of successful transactions, in milliseconds (`None` without any).
 #[derive(Debug, Clone, Copy, Default, Serialize)]

@@ -328,7 +328,8 @@ impl Node {
                 if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
                     self.lost_association(peer, now);
                 }
-                self.events.push_back(answered(id, peer, bytes, cause, transmissions));
+                self.events
+                    .push_back(answered(id, peer, bytes, cause, transmissions));
             }
             Purpose::Associate(id) => {
                 for e in self.peers.handle_setup_response(peer, msg, now) {
@@ -343,7 +344,8 @@ impl Node {
                     }
                 }
                 if let Some(id) = id {
-                    self.events.push_back(answered(id, peer, bytes, cause, transmissions));
+                    self.events
+                        .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
             Purpose::Heartbeat(id) => {
@@ -354,7 +356,8 @@ impl Node {
                     self.on_peer_event(e, now);
                 }
                 if let Some(id) = id {
-                    self.events.push_back(answered(id, peer, bytes, cause, transmissions));
+                    self.events
+                        .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
         }

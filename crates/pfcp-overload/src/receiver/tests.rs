@@ -234,3 +234,59 @@ fn bounded_table_evicts_soonest_expiring() {
         }
     ));
 }
+
+#[test]
+fn clause_6_2_4_3_2_1_note_1_the_number_of_an_expired_oci_does_not_start_a_new_period() {
+    let now = crate::test_now();
+    let mut t = OverloadTable::default();
+    let origin = OciOrigin::new(NodeKey::fqdn("upf1.example.net"), None);
+    let oci = |seq: u32| OverloadControlInformation {
+        sequence_number: pfcp_wire::ie::ControlSequenceNumber(seq),
+        metric: pfcp_wire::ie::Metric::from_raw(40),
+        period_of_validity: pfcp_wire::ie::Timer::from_duration(std::time::Duration::from_secs(2))
+            .unwrap(),
+        flags: Some(pfcp_wire::ie::OciFlags::AOCI),
+    };
+    let node = NodeKey::fqdn("upf1.example.net");
+    assert!(matches!(
+        t.handle_oci(&origin, &oci(5), now),
+        OciOutcome::Applied { .. }
+    ));
+    // The validity runs out.
+    let later = now + std::time::Duration::from_secs(3);
+    t.handle_timeout(later);
+    assert_eq!(t.reduction(None, &node, later), 0);
+    // A late copy of the same OCI (a retransmission): ignored, the overload stays ended.
+    assert!(matches!(
+        t.handle_oci(&origin, &oci(5), later),
+        OciOutcome::Ignored {
+            reason: IgnoreReason::Expired,
+            ..
+        }
+    ));
+    assert_eq!(t.reduction(None, &node, later), 0);
+    // Also before the timer is handled, once the validity has ended.
+    let mut u = OverloadTable::default();
+    u.handle_oci(&origin, &oci(9), now);
+    assert!(matches!(
+        u.handle_oci(&origin, &oci(9), later),
+        OciOutcome::Ignored {
+            reason: IgnoreReason::Expired,
+            ..
+        }
+    ));
+    // A new number starts a new period.
+    assert!(matches!(
+        t.handle_oci(&origin, &oci(6), later),
+        OciOutcome::Applied { .. }
+    ));
+    assert_eq!(t.reduction(None, &node, later), 40);
+    // After a reset (a restart), the old number may come again.
+    t.handle_timeout(later + std::time::Duration::from_secs(3));
+    t.reset_peer(&node);
+    let again = later + std::time::Duration::from_secs(4);
+    assert!(matches!(
+        t.handle_oci(&origin, &oci(6), again),
+        OciOutcome::Applied { .. }
+    ));
+}

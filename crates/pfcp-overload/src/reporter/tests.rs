@@ -83,6 +83,37 @@ fn clause_6_2_4_3_2_sequence_changes_only_with_content_or_refresh() {
 }
 
 #[test]
+fn clause_6_2_4_3_2_1_note_1_a_late_timer_never_sends_a_lapsed_number() {
+    // The application forgot the timer for a whole validity period: the OCI it builds now
+    // must carry a new number, or the CP (which ignores a number whose period ran out)
+    // would end the overload while the UP is still overloaded.
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    r.set_peer_ovrl(7, true);
+    r.handle_measurement(&overloaded(200), now);
+    let first = r
+        .oci_for(&7, MessageType::SESSION_ESTABLISHMENT_RESPONSE, None, now)
+        .unwrap();
+    let late = now + Duration::from_secs(30);
+    let next = r
+        .oci_for(&7, MessageType::SESSION_MODIFICATION_RESPONSE, None, late)
+        .unwrap();
+    assert_eq!(next.sequence_number.0, first.sequence_number.0 + 1);
+    assert_eq!(next.metric, first.metric);
+    let mut cp = crate::OverloadTable::new(crate::OverloadConfig::default());
+    let node = crate::NodeKey::Ip(std::net::IpAddr::from([192, 0, 2, 1]));
+    let origin = crate::OciOrigin::new(node, None);
+    assert!(matches!(
+        cp.handle_oci(&origin, &first, now),
+        crate::OciOutcome::Applied { .. }
+    ));
+    assert!(matches!(
+        cp.handle_oci(&origin, &next, late),
+        crate::OciOutcome::Applied { .. }
+    ));
+}
+
+#[test]
 fn epoch_seconds_sequence_grows_with_time() {
     let t0 = crate::test_now();
     let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
