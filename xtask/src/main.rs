@@ -19,10 +19,17 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod codegen;
+mod judges;
 mod tidy;
 
-/// Library crates: checked without default features and packaged.
-const LIBRARIES: &[&str] = &["pfcp-wire"];
+/// Library crates: checked without default features and packaged (dependencies first).
+const LIBRARIES: &[&str] = &[
+    "pfcp-wire",
+    "pfcp-overload",
+    "pfcp-throttle",
+    "pfcp-node",
+    "pfcp-sim",
+];
 
 fn main() -> ExitCode {
     let args: Vec<String> = env::args().skip(1).collect();
@@ -81,6 +88,7 @@ fn ci() -> Result<(), String> {
     let fuzz_dir = root.join("fuzz");
     let started = Instant::now();
     tidy::run(&root).map_err(|e| format!("tidy: {e}"))?;
+    let judges = judges::preflight(&root)?;
     run(&root, "cargo", &["fmt", "--all", "--", "--check"], &[])?;
     if fuzz_dir.join("Cargo.toml").exists() {
         run(&fuzz_dir, "cargo", &["fmt", "--all", "--", "--check"], &[])?;
@@ -121,7 +129,7 @@ fn ci() -> Result<(), String> {
         &root,
         "cargo",
         &["test", "--workspace", "--all-features", "--locked"],
-        &[],
+        &judges,
     )?;
     // pfcp-node's sans-IO core (transactions, peers, guard, admission, CP pipeline) must build
     // and pass without tokio, as its crate docs promise.
@@ -135,7 +143,7 @@ fn ci() -> Result<(), String> {
             "--no-default-features",
             "--locked",
         ],
-        &[],
+        &judges,
     )?;
     run(
         &root,
@@ -149,14 +157,13 @@ fn ci() -> Result<(), String> {
         ],
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
+    // In one invocation: cargo then verifies each crate against the others' packages (a
+    // local registry overlay), as crates.io would after publishing them in this order.
+    let mut package = vec!["package", "--locked", "--allow-dirty"];
     for lib in LIBRARIES {
-        run(
-            &root,
-            "cargo",
-            &["package", "-p", lib, "--locked", "--allow-dirty"],
-            &[],
-        )?;
+        package.extend(["-p", lib]);
     }
+    run(&root, "cargo", &package, &[])?;
     if fuzz_dir.join("Cargo.toml").exists() {
         fuzz(&["--secs".to_string(), "30".to_string()])?;
     }

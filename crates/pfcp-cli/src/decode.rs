@@ -438,6 +438,11 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/oracle/corpus/malformed.jsonl");
         let Ok(text) = std::fs::read_to_string(&path) else {
+            assert!(
+                std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
+                "{} not found, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)",
+                path.display()
+            );
             eprintln!("{} not found, skipping", path.display());
             return;
         };

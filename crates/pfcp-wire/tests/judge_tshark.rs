@@ -477,11 +477,11 @@ fn wireshark_reads_the_captures_session_ies_as_we_do() {
         "/../../../shared/oracle/corpus/captures.jsonl"
     );
     let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("{test}: {path} not found, skipping");
+        skip_oracle(test, &format!("{path} not found"));
         return;
     };
     if !have("tshark", "--version") || !have("python3", "--version") {
-        eprintln!("{test}: tshark or python3 not found, skipping");
+        skip_judge(test, "tshark or python3 not found");
         return;
     }
     let payloads: Vec<Vec<u8>> = text
@@ -534,7 +534,7 @@ fn dump_when_asked() {
 fn wireshark_reads_every_typed_session_ie_as_we_do() {
     let test = "wireshark_reads_every_typed_session_ie_as_we_do";
     if !have("tshark", "--version") || !have("python3", "--version") {
-        eprintln!("{test}: tshark or python3 not found, skipping");
+        skip_judge(test, "tshark or python3 not found");
         return;
     }
     let msgs = messages::all();
@@ -633,4 +633,24 @@ fn wireshark_reads_every_typed_session_ie_as_we_do() {
         seen.values().sum::<usize>(),
         seen.len()
     );
+}
+
+/// Skip with a notice; under `cargo xtask ci` (`PFCP_REQUIRE_JUDGES` set) fail instead, where
+/// a skipped judge would make a green run prove nothing.
+fn skip_judge(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("PFCP_REQUIRE_JUDGES").is_none(),
+        "{test}: {why}, and PFCP_REQUIRE_JUDGES is set (cargo xtask ci): this test must run"
+    );
+    eprintln!("{test}: {why}, skipping");
+}
+
+/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
+/// fail instead: the test looked in the wrong place.
+fn skip_oracle(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
+        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
+    );
+    eprintln!("{test}: {why}, skipping");
 }

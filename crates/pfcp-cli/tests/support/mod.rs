@@ -20,7 +20,7 @@ pub fn oracle_dir(test: &str) -> Option<PathBuf> {
     if dir.join("corpus").is_dir() {
         Some(dir)
     } else {
-        eprintln!("{test}: oracle not found at {}, skipping", dir.display());
+        skip_oracle(test, &format!("oracle not found at {}", dir.display()));
         None
     }
 }
@@ -45,7 +45,7 @@ pub fn have_tshark(test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("{test}: tshark not found, skipping");
+        skip_judge(test, "tshark not found");
     }
     ok
 }
@@ -57,7 +57,7 @@ pub fn have_scapy(test: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("{test}: python3 with scapy not found, skipping");
+        skip_judge(test, "python3 with scapy not found");
     }
     ok
 }
@@ -130,4 +130,24 @@ impl Failures {
 /// `s` as a string member of `v`.
 pub fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// Skip with a notice; under `cargo xtask ci` (`PFCP_REQUIRE_JUDGES` set) fail instead, where
+/// a skipped judge would make a green run prove nothing.
+fn skip_judge(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("PFCP_REQUIRE_JUDGES").is_none(),
+        "{test}: {why}, and PFCP_REQUIRE_JUDGES is set (cargo xtask ci): this test must run"
+    );
+    eprintln!("{test}: {why}, skipping");
+}
+
+/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
+/// fail instead: the test looked in the wrong place.
+fn skip_oracle(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
+        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
+    );
+    eprintln!("{test}: {why}, skipping");
 }
