@@ -16,9 +16,10 @@ use metrics::{
     SharedString, Unit,
 };
 
-/// One counter (a `u64`) or gauge (the bits of an `f64`).
+/// One counter (a `u64`) or gauge (the bits of an `f64`), with a gauge's peak: a value
+/// held for less than the tools' one-second sampling (a burst's metric) is not lost.
 #[derive(Debug, Default)]
-struct Cell(AtomicU64);
+struct Cell(AtomicU64, AtomicU64);
 
 impl CounterFn for Cell {
     fn increment(&self, value: u64) {
@@ -32,10 +33,21 @@ impl CounterFn for Cell {
 
 impl Cell {
     fn update_f64(&self, f: impl Fn(f64) -> f64) {
-        let _ = self
+        if let Ok(old) = self
             .0
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
                 Some(f(f64::from_bits(bits)).to_bits())
+            })
+        {
+            self.raise_peak(f(f64::from_bits(old)));
+        }
+    }
+
+    fn raise_peak(&self, value: f64) {
+        let _ = self
+            .1
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
+                (value > f64::from_bits(bits)).then_some(value.to_bits())
             });
     }
 }
@@ -51,6 +63,7 @@ impl GaugeFn for Cell {
 
     fn set(&self, value: f64) {
         self.0.store(value.to_bits(), Ordering::Relaxed);
+        self.raise_peak(value);
     }
 }
 
@@ -84,6 +97,14 @@ impl Meter {
         map.iter()
             .find(|(k, _)| k.name() == name)
             .map(|(_, c)| f64::from_bits(c.0.load(Ordering::Relaxed)))
+    }
+
+    /// The largest value the gauge named `name` (without labels) ever held (not below 0).
+    pub(crate) fn gauge_peak(&self, name: &str) -> Option<f64> {
+        let map = self.gauges.lock().unwrap_or_else(|e| e.into_inner());
+        map.iter()
+            .find(|(k, _)| k.name() == name)
+            .map(|(_, c)| f64::from_bits(c.1.load(Ordering::Relaxed)))
     }
 }
 
@@ -145,5 +166,11 @@ mod tests {
         assert_eq!(meter.counter_where("rejected", not_72), 5);
         assert_eq!(meter.gauge("metric"), Some(45.0));
         assert_eq!(meter.gauge("absent"), None);
+        // A burst's metric: up and back to 0 between two samples; the peak keeps it.
+        rec.register_gauge(&g, &meta).set(80.0);
+        rec.register_gauge(&g, &meta).decrement(30.0);
+        rec.register_gauge(&g, &meta).set(0.0);
+        assert_eq!(meter.gauge("metric"), Some(0.0));
+        assert_eq!(meter.gauge_peak("metric"), Some(80.0));
     }
 }

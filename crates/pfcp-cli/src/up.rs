@@ -292,6 +292,11 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         }
     }
     let snap = Snapshot::take(&meter, &counts, &endpoint);
+    // The peak, not only the samples: a burst's metric can come and go within a second.
+    let peak = meter
+        .gauge_peak("pfcp_overload_metric_published")
+        .unwrap_or(0.0);
+    max_metric = max_metric.max(peak.round() as u64);
     let secs = now().duration_since(start).as_secs_f64();
     eprintln!(
         "pfcp up: stopped after {secs:.1} s: served {}, rejected with cause 74 {}, refused {}, \
