@@ -418,11 +418,17 @@ struct Loss {
     never_exempt: bool,
     strict: bool,
     exact: bool,
-    /// Window-exact mode: `sum(M) - 100 x drops` over the counted (non-exempt, deterministic)
-    /// requests, and its lowest and highest values so far. Every window's deviation is
-    /// bounded by the range, which must stay below one request.
+    /// Window-exact mode: `sum(M) - 100 x (drops + unsent)` over the counted (non-exempt,
+    /// deterministic) requests. Every window's deviation is bounded by the range of this
+    /// error over the window.
     error: i64,
-    error_range: (i64, i64),
+    /// The error's range since the credit last lost information (an unsent request beyond
+    /// `max_credit`): below `max_credit + 1/2` requests.
+    wide_range: (i64, i64),
+    /// The error's range since the first drop after the last unsent request (or since the
+    /// start): below one request, the guarantee without unsent requests. `None` between an
+    /// unsent request and the next drop, while the credit may lie below `-1/2`.
+    strict_range: Option<(i64, i64)>,
     /// Window-exact mode: the drop credit as documented (1/100 request), kept by the model.
     credit: i64,
     /// `max_credit` in 1/100 request.
@@ -439,7 +445,8 @@ impl Loss {
             strict: s.escalate_after.is_none(),
             exact: s.exact_window,
             error: 0,
-            error_range: (0, 0),
+            wide_range: (0, 0),
+            strict_range: Some((0, 0)),
             credit: 0,
             bound: i64::from(s.max_credit.max(1)) * 100,
             shadow: LossStats::default(),
@@ -512,13 +519,25 @@ impl Loss {
                     }
                     assert!(self.credit < 50 && self.credit >= -self.bound);
                     self.error += i64::from(reduction) - 100 * i64::from(throttled);
-                    let (lo, hi) = &mut self.error_range;
-                    *lo = (*lo).min(self.error);
-                    *hi = (*hi).max(self.error);
+                    let e = self.error;
+                    let (lo, hi) = &mut self.wide_range;
+                    (*lo, *hi) = ((*lo).min(e), (*hi).max(e));
                     assert!(
-                        *hi - *lo < 100,
-                        "exact mode: error range {lo}..{hi} (1/100 request)"
+                        *hi - *lo < self.bound + 50,
+                        "exact mode: error range {lo}..{hi} (1/100 request) with unsent ones"
                     );
+                    match &mut self.strict_range {
+                        Some((lo, hi)) => {
+                            (*lo, *hi) = ((*lo).min(e), (*hi).max(e));
+                            assert!(
+                                *hi - *lo < 100,
+                                "exact mode: error range {lo}..{hi} (1/100 request)"
+                            );
+                        }
+                        // After a drop the credit is back in [-1/2, +1/2).
+                        None if throttled => self.strict_range = Some((e, e)),
+                        None => {}
+                    }
                 }
             }
             None => {
@@ -564,11 +583,20 @@ impl Loss {
         } else {
             self.shadow.unsent[class.rank()] += 1;
             if self.exact {
-                self.credit = (self.credit - 100).max(-self.bound);
-                // A drop the throttle did not choose: the run of the one-request guarantee
-                // restarts here.
+                // A drop the throttle did not choose: it counts towards the target, and the
+                // one-request guarantee waits for the next drop of the throttle's own.
+                let lowered = self.credit - 100;
+                self.credit = lowered.max(-self.bound);
                 self.error -= 100;
-                self.error_range = (self.error, self.error);
+                self.strict_range = None;
+                if lowered < -self.bound {
+                    // Beyond max_credit the credit forgets the excess, by design.
+                    self.error += -self.bound - lowered;
+                    self.wide_range = (self.error, self.error);
+                }
+                let e = self.error;
+                let (lo, hi) = &mut self.wide_range;
+                (*lo, *hi) = ((*lo).min(e), (*hi).max(e));
             }
         }
         assert_eq!(*self.t.stats(), self.shadow, "stats after unsent");

@@ -414,10 +414,11 @@ impl LossThrottle {
     /// The drop credit goes down by one request, as for a drop of its own (within
     /// [`LossConfig::max_credit`]): while another throttle sheds more than the reduction,
     /// this one sheds nothing, and it resumes within `max_credit` requests once the other
-    /// stops. In window-exact mode the credit then lies in `[-3/2, +1/2)` requests instead of
-    /// `[-1/2, +1/2)`, so over every run of requests the drops plus the unsent requests are
-    /// within two requests of the target (one without unsent requests), as long as the
-    /// unsent requests do not outrun it by more than `max_credit`. Exempt requests in
+    /// stops. In window-exact mode each unsent request lowers the credit below `[-1/2, +1/2)`
+    /// by one request (down to `-max_credit`) until the throttle's next drop brings it back,
+    /// so over every run of requests the drops plus the unsent requests are within
+    /// `max_credit + 1/2` requests of the target, and within one over a run that starts
+    /// after the first drop following the last unsent request. Exempt requests in
     /// window-exact mode are not counted, so their unsent ones are not either. See
     /// [`PeerThrottles`](crate::peer::PeerThrottles) for the two throttles decided together.
     pub fn unsent(&mut self, class: RequestClass) {

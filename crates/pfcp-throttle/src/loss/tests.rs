@@ -260,3 +260,32 @@ fn exact_mode_passes_exempt_requests_uncounted() {
     assert_eq!(t.stats().offered[16], 50);
     assert_eq!(t.stats().throttled[16], 0);
 }
+
+#[test]
+fn exact_mode_unsent_request_holds_the_next_drop_back_one_request() {
+    // Reduction 50: drops on every other request. One unsent request counts as a drop, so
+    // the throttle sends the next two requests it would have dropped one of: over the run
+    // after the unsent one, 100 of M pass without a drop (the bound is max_credit + 1/2,
+    // not one request), and the one-request rule holds again from the next drop on.
+    let mut t = LossThrottle::new(
+        LossConfig::default()
+            .with_exact_window(true)
+            .with_max_credit(1),
+    );
+    t.set_reduction(50);
+    let c = RequestClass::new(p(8));
+    let first: Vec<bool> = (0..4).map(|_| t.decide(c).is_send()).collect();
+    assert_eq!(first, [false, true, false, true]);
+    assert!(!t.decide(c).is_send());
+    assert!(t.decide(c).is_send());
+    t.unsent(c);
+    let after: Vec<bool> = (0..6).map(|_| t.decide(c).is_send()).collect();
+    assert_eq!(after, [true, true, false, true, false, true]);
+    assert_eq!(t.stats().unsent[c.rank()], 1);
+    assert_eq!(t.stats().throttled[c.rank()], 5);
+    // max_credit 1: a second unsent request in a row is forgotten beyond one request.
+    t.unsent(c);
+    t.unsent(c);
+    let later: Vec<bool> = (0..3).map(|_| t.decide(c).is_send()).collect();
+    assert_eq!(later, [true, true, false]);
+}
