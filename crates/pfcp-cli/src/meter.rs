@@ -6,8 +6,13 @@
 //! `pfcp_node::cp`). The endpoint has no other API for them, so the tools install this
 //! recorder and read the values back for their status lines. It keeps every counter and gauge
 //! in memory, keyed by name and labels; histograms are discarded.
+//!
+//! With `--metrics ADDR` the same values also go to a Prometheus exporter
+//! ([`metrics_exporter_prometheus`], its HTTP listener on `ADDR`): the global recorder is then
+//! a fan-out to both, so the status lines and the scrape endpoint read the same counters.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -15,6 +20,8 @@ use metrics::{
     Counter, CounterFn, Gauge, GaugeFn, Histogram, Key, KeyName, Label, Metadata, Recorder,
     SharedString, Unit,
 };
+use metrics_exporter_prometheus::PrometheusBuilder;
+use metrics_util::layers::FanoutBuilder;
 
 /// One counter (a `u64`) or gauge (the bits of an `f64`), with a gauge's peak: a value
 /// held for less than the tools' one-second sampling (a burst's metric) is not lost.
@@ -142,6 +149,71 @@ pub(crate) fn install() -> Arc<Meter> {
             meter
         })
         .clone()
+}
+
+/// [`install`], and with `prometheus` also a Prometheus scrape endpoint on that address
+/// (any path answers `GET` with the text exposition format). Call it inside the tokio
+/// runtime: the exporter's listener and upkeep run as tasks on it. Fails if the address
+/// cannot be bound, if it has port 0 (the exporter would not say which port it got), or if a
+/// recorder was already installed.
+pub(crate) fn install_with_exporter(prometheus: Option<SocketAddr>) -> Result<Arc<Meter>, String> {
+    let Some(addr) = prometheus else {
+        return Ok(install());
+    };
+    if addr.port() == 0 {
+        return Err("--metrics needs a port: the scrape endpoint's address must be known".into());
+    }
+    if METER.get().is_some() {
+        return Err("--metrics: a recorder is already installed".into());
+    }
+    let (recorder, exporter) = PrometheusBuilder::new()
+        .with_http_listener(addr)
+        .build()
+        .map_err(|e| format!("--metrics {addr}: {e}"))?;
+    let meter = Arc::new(Meter::default());
+    let fanout = FanoutBuilder::default()
+        .add_recorder(Shared(meter.clone()))
+        .add_recorder(recorder)
+        .build();
+    metrics::set_global_recorder(fanout)
+        .map_err(|_| "--metrics: a recorder is already installed".to_string())?;
+    let _ = METER.set(meter.clone());
+    describe();
+    tokio::spawn(async move {
+        if let Err(e) = exporter.await {
+            eprintln!("pfcp: the --metrics endpoint stopped: {e:?}");
+        }
+    });
+    Ok(meter)
+}
+
+/// Help texts for the scrape endpoint: what the tools themselves count (pfcp-node's own
+/// counters are described in its rustdoc).
+fn describe() {
+    metrics::describe_counter!(
+        "pfcp_cp_requests_total",
+        "pfcp cp: requests by class, step and outcome (succeeded, rejected, throttled, \
+         unassociated, timed_out, error)"
+    );
+    metrics::describe_histogram!(
+        "pfcp_cp_request_duration_seconds",
+        Unit::Seconds,
+        "pfcp cp: time from offering a request to its accepted response, by class"
+    );
+    metrics::describe_counter!(
+        "pfcp_up_requests_answered_total",
+        "pfcp up: requests the emulator answered, by outcome (accepted: Cause 1; refused: \
+         Cause 65 or 76)"
+    );
+    metrics::describe_gauge!(
+        "pfcp_sim_goodput_ratio",
+        "pfcp sim: goodput ratio of each finished point, by strategy and load"
+    );
+    metrics::describe_gauge!(
+        "pfcp_sim_emergency_success_ratio",
+        "pfcp sim: emergency success ratio of each finished point, by strategy and load"
+    );
+    metrics::describe_counter!("pfcp_sim_points_total", "pfcp sim: points of the sweep run");
 }
 
 #[cfg(test)]

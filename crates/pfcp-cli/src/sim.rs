@@ -63,6 +63,11 @@ pub struct SimArgs {
     /// Threads for the virtual-time runs.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub jobs: usize,
+    /// Serve the sweep's progress (`pfcp_sim_*`: each finished point's goodput and emergency
+    /// success) and the simulated nodes' counters, summed over every run, at a Prometheus
+    /// scrape endpoint on ADDR while the experiment runs.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<std::net::SocketAddr>,
     /// Print the scenario (the default, or --scenario's) as TOML and exit.
     #[arg(long)]
     pub print_scenario: bool,
@@ -106,6 +111,12 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         return Ok(());
     }
     let classes = scenario.validate().map_err(|e| format!("scenario: {e}"))?;
+    // The exporter's listener runs on the runtime the real-time runs use.
+    let runtime = crate::up::runtime()?;
+    if args.metrics.is_some() {
+        let _inside = runtime.enter();
+        crate::meter::install_with_exporter(args.metrics)?;
+    }
     let started = now();
     let small = scenario.small();
     let small_classes = small
@@ -170,11 +181,11 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         }
     }
     let real_time = if want_real {
-        let runtime = crate::up::runtime()?;
         let mut runs = Vec::new();
         for (n, &(s, x)) in real_jobs.iter().enumerate() {
             bar.set_message(format!("real time: {} at {x}x", s.name()));
             let r = runtime.block_on(realtime::run(&small, &small_classes, s, x, n as u32))?;
+            publish(&r, "real", "steady");
             runs.push(r);
             bar.inc(1);
         }
@@ -229,6 +240,14 @@ fn run_virtual(
                     return;
                 };
                 let r = run(sc, classes, *s, plan, origin).map_err(|e| e.to_string());
+                if let Ok(r) = &r {
+                    let kind = match plan {
+                        Plan::Steady(_) => "steady",
+                        Plan::Step(_) => "step",
+                        Plan::Restart(_) => "restart",
+                    };
+                    publish(r, "virtual", kind);
+                }
                 if let Ok(mut all) = results.lock() {
                     if let Some(slot) = all.get_mut(i) {
                         *slot = Some(r);
@@ -244,4 +263,19 @@ fn run_virtual(
     all.into_iter()
         .map(|r| r.unwrap_or_else(|| Err("a run did not finish".into())))
         .collect()
+}
+
+/// A finished point, for `--metrics` (no-ops without a recorder).
+fn publish(r: &RunResult, engine: &'static str, plan: &'static str) {
+    let labels = [
+        ("engine", engine.to_string()),
+        ("plan", plan.to_string()),
+        ("strategy", r.strategy.clone()),
+        ("load", format!("{}", r.load)),
+    ];
+    metrics::gauge!("pfcp_sim_goodput_ratio", &labels).set(r.goodput_ratio());
+    if let Some(e) = r.class_success("emergency").or(r.class_success("emps")) {
+        metrics::gauge!("pfcp_sim_emergency_success_ratio", &labels).set(e);
+    }
+    metrics::counter!("pfcp_sim_points_total", "engine" => engine).increment(1);
 }

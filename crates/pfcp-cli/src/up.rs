@@ -83,6 +83,10 @@ pub struct UpArgs {
     /// Also print a summary as one JSON object on stdout when stopping.
     #[arg(long)]
     pub json: bool,
+    /// Serve the counters (pfcp-node's and this tool's) at a Prometheus scrape endpoint on
+    /// ADDR, e.g. `127.0.0.1:9185` (any path answers GET).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
     /// Period of Validity of the OCIs sent.
     #[arg(long, default_value_t = 30, value_name = "SECS")]
     pub validity_secs: u64,
@@ -193,7 +197,7 @@ struct Counts {
 }
 
 async fn serve(args: &UpArgs) -> Result<(), String> {
-    let meter = meter::install();
+    let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id)?;
     let node_ie = node_id_ie(&node)?;
     let validity = Duration::from_secs(args.validity_secs);
@@ -223,16 +227,20 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         );
         move |view: &RequestView<'_>| match responder.answer(view.request(), |_| false) {
             Ok(Answer::Respond(bytes, accepted)) => {
-                let c = if accepted {
-                    &counts.served
+                let (c, outcome) = if accepted {
+                    (&counts.served, "accepted")
                 } else {
-                    &counts.refused
+                    (&counts.refused, "refused")
                 };
                 c.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome)
+                    .increment(1);
                 HandlerReply::Respond(bytes)
             }
             Ok(Answer::Reject(cause)) => {
                 counts.refused.fetch_add(1, Ordering::Relaxed);
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => "refused")
+                    .increment(1);
                 HandlerReply::Reject(cause)
             }
             Err(_) => HandlerReply::Reject(Cause::SYSTEM_FAILURE),

@@ -309,3 +309,131 @@ fn cp_exact_loss_mode_sheds_every_class_alike() {
         "ARP 2 shed {arp2:.3} of its establishments, ARP 12 {arp12:.3}: {s}"
     );
 }
+
+/// A TCP port nobody listens on right now.
+fn free_tcp_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One scrape of a Prometheus endpoint: the exposition text (HTTP/1.0, so not chunked).
+fn scrape(addr: &str) -> String {
+    use std::io::{Read, Write};
+    let mut last = None;
+    for _ in 0..50 {
+        match std::net::TcpStream::connect(addr) {
+            Ok(mut s) => {
+                s.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
+                let mut text = String::new();
+                s.read_to_string(&mut text).unwrap();
+                assert!(text.starts_with("HTTP/1."), "{text}");
+                assert!(text.contains(" 200 "), "{text}");
+                return text.split("\r\n\r\n").nth(1).unwrap_or("").to_owned();
+            }
+            Err(e) => last = Some(e),
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    panic!("no scrape endpoint at {addr}: {last:?}");
+}
+
+/// The sum of the samples of `name` whose labels include every one of `labels`.
+fn sample_sum(text: &str, name: &str, labels: &[&str]) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let (series, value) = l.rsplit_once(' ')?;
+            let metric = series.split('{').next()?;
+            (metric == name && labels.iter().all(|want| series.contains(want)))
+                .then(|| value.parse::<f64>().ok())?
+        })
+        .sum()
+}
+
+#[test]
+fn metrics_endpoints_serve_what_the_summaries_say() {
+    let up_metrics = format!("127.0.0.1:{}", free_tcp_port());
+    let up = start_up(&["--capacity", "1000", "--metrics", &up_metrics]);
+    let cp_metrics = format!("127.0.0.1:{}", free_tcp_port());
+    let cp = {
+        let (up_addr, cp_metrics) = (up.addr.clone(), cp_metrics.clone());
+        thread::spawn(move || {
+            pfcp(&[
+                "cp",
+                "--up",
+                &up_addr,
+                "--rate",
+                "2000",
+                "--duration-secs",
+                "3",
+                "--json",
+                "--metrics",
+                &cp_metrics,
+            ])
+        })
+    };
+    // While the CP runs: its requests by class and outcome, and the CP side's overload
+    // counters from pfcp-node.
+    thread::sleep(Duration::from_millis(2000));
+    let during = scrape(&cp_metrics);
+    assert!(during.contains("# HELP pfcp_cp_requests_total"), "{during}");
+    let emergency = sample_sum(&during, "pfcp_cp_requests_total", &[r#"class="emergency""#]);
+    assert!(emergency > 0.0, "{during}");
+    assert!(
+        sample_sum(&during, "pfcp_oci_received_total", &[]) > 0.0,
+        "{during}"
+    );
+    assert!(
+        sample_sum(&during, "pfcp_cp_request_duration_seconds_count", &[]) > 0.0,
+        "{during}"
+    );
+    let s = summary(&cp.join().unwrap());
+    // After the CP has settled every transaction, the UP's endpoint agrees with the CP's
+    // summary: every accepted answer the CP counted was served and counted by the UP.
+    let after = scrape(&up_metrics);
+    let accepted = sample_sum(
+        &after,
+        "pfcp_up_requests_answered_total",
+        &[r#"outcome="accepted""#],
+    );
+    assert_eq!(accepted, n(&s, "/succeeded") as f64, "{after}");
+    assert_eq!(
+        sample_sum(&after, "pfcp_admission_served_total", &[]),
+        accepted,
+        "{after}"
+    );
+    let rejected_74 = s
+        .pointer("/rejected_by_cause/74")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    assert!(
+        sample_sum(&after, "pfcp_requests_rejected_total", &[]) >= rejected_74 as f64,
+        "{after}"
+    );
+    assert!(after.contains("pfcp_oci_sent_total"), "{after}");
+}
+
+#[test]
+fn metrics_address_errors_are_one_line() {
+    fails_with(
+        &["up", "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0"],
+        "pfcp up: --metrics needs a port",
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    fails_with(
+        &[
+            "up",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics",
+            &addr,
+            "--duration-secs",
+            "1",
+        ],
+        &format!("pfcp up: --metrics {addr}:"),
+    );
+}

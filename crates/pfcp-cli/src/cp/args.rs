@@ -74,6 +74,10 @@ pub struct CpArgs {
     /// Also print the summary as one JSON object on stdout (the text summary goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Serve the counters (pfcp-node's and this tool's) at a Prometheus scrape endpoint on
+    /// ADDR, e.g. `127.0.0.1:9185` (any path answers GET).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
 }
 
 /// `--loss-mode`: what the CP's Loss throttles favour when a drop is due.

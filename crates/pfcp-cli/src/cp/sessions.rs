@@ -224,11 +224,16 @@ impl State {
         let mut holder = w.session.up;
         let mut accepted = false;
         let mut up_fseid = None;
+        let mut outcome = "error";
         match result {
             Ok(r) if matches!(r.origin, ResponseOrigin::NoAssociation) => {
+                outcome = "unassociated";
                 self.record(class, step, |t| t.unassociated += 1)
             }
-            Ok(r) if r.is_local() => self.record(class, step, |t| t.throttled += 1),
+            Ok(r) if r.is_local() => {
+                outcome = "throttled";
+                self.record(class, step, |t| t.throttled += 1)
+            }
             Ok(r) => match Message::decode(&r.bytes) {
                 Ok(msg) => {
                     self.record(class, step, |t| t.sent += 1);
@@ -255,6 +260,7 @@ impl State {
                     match msg.cause().ok().flatten() {
                         Some(c) if c.is_acceptance() == Some(true) => {
                             accepted = true;
+                            outcome = "succeeded";
                             self.record(class, step, |t| t.succeeded += 1);
                             if self.latencies_us.len() < MAX_SAMPLES {
                                 let us = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
@@ -263,6 +269,7 @@ impl State {
                             up_fseid = msg.f_seid().ok().flatten();
                         }
                         cause => {
+                            outcome = "rejected";
                             self.record(class, step, |t| t.rejected += 1);
                             let code = cause.map_or(0, |c| c.0);
                             *self.rejected_by_cause.entry(code).or_default() += 1;
@@ -280,14 +287,28 @@ impl State {
                         .or_default() += 1;
                 }
             },
-            Err(NodeError::Timeout { .. }) => self.record(class, step, |t| {
-                t.sent += 1;
-                t.timed_out += 1;
-            }),
+            Err(NodeError::Timeout { .. }) => {
+                outcome = "timed_out";
+                self.record(class, step, |t| {
+                    t.sent += 1;
+                    t.timed_out += 1;
+                })
+            }
             Err(e) => {
                 self.record(class, step, |t| t.errors += 1);
                 *self.errors_by_kind.entry(e.to_string()).or_default() += 1;
             }
+        }
+        let name = ctx.classes.get(class).map_or("", |c| c.name.as_str());
+        let labels = [
+            ("class", name.to_string()),
+            ("step", step.name().to_string()),
+            ("outcome", outcome.to_string()),
+        ];
+        metrics::counter!("pfcp_cp_requests_total", &labels).increment(1);
+        if accepted {
+            metrics::histogram!("pfcp_cp_request_duration_seconds", "class" => name.to_string())
+                .record(latency.as_secs_f64());
         }
         if self.stopping {
             return;
