@@ -173,3 +173,55 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
     }
     assert!(locals > 0);
 }
+
+#[test]
+fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
+    use pfcp_node::cp::Destination;
+    use pfcp_wire::{Header, Message};
+    let mut p = Pair::new(100.0);
+    p.associate();
+    let arp = RequestProfile::default().with_arp(&[9]);
+    let first = p.request(Step::Establish, 1, 0, &arp);
+    p.after(Duration::from_millis(50));
+    assert!(p.outcome(first).unwrap().as_ref().unwrap().is_accepted());
+    let upf = Destination::node(NodeKey::fqdn("upf1.example.net"));
+    // A storm: the UP's rejections teach the CP its reduction.
+    for i in 0..400u64 {
+        p.request(Step::Establish, 100 + i, 0, &arp);
+    }
+    p.after(Duration::from_secs(2));
+    let told = p.cp.cp().unwrap().reduction(&upf, p.now);
+    assert!(told > 0, "{told}");
+    // Then quiet: the UP publishes a lower metric, which no response has carried yet.
+    p.after(Duration::from_secs(6));
+    let current = p.up.admission().unwrap().reporter().current_oci(true).unwrap();
+    assert!(current.metric.percent() < told, "{current:?} vs {told}");
+    assert_eq!(p.cp.cp().unwrap().reduction(&upf, p.now), told);
+    // A usage report on the first session (Report Type USAR, Table 7.5.8.1-1) carries it.
+    let h = Header::new(MessageType::SESSION_REPORT_REQUEST).with_seid(1);
+    p.up.send_request(
+        addr(CP),
+        h,
+        &[0x00, 0x27, 0x00, 0x01, 0x02],
+        &RequestProfile::default(),
+        p.now,
+    )
+    .unwrap();
+    let sent = p.up.poll_transmit().unwrap();
+    let report = Message::decode(&sent.bytes).unwrap();
+    assert_eq!(report.message_type(), MessageType::SESSION_REPORT_REQUEST);
+    let oci = report.overload_control_information().unwrap().unwrap();
+    assert_eq!(oci.sequence_number, current.sequence_number);
+    assert_eq!(oci.metric, current.metric);
+    // Its load fell too, and the LCI goes with it (the CP supports LOAD).
+    let lci = report.load_control_information().unwrap().unwrap();
+    assert_eq!(Some(lci.metric.percent()), p.up.admission().unwrap().load_metric());
+    // The CP applies it on receipt, before its application answers the report.
+    p.cp.handle_datagram(addr(UP), sent.bytes.clone(), p.now);
+    let entity = Destination {
+        node: NodeKey::fqdn("upf1.example.net"),
+        entity: Some(addr(UP).ip()),
+    };
+    let after = p.cp.cp().unwrap().reduction(&entity, p.now);
+    assert_eq!(after, current.metric.percent(), "{oci:?}");
+}

@@ -228,8 +228,9 @@ impl Node {
         }
     }
 
-    /// This UP's OCI/LCI for a response to `peer` when the inclusion policy says so (messages
-    /// 51, 53, 55; clause 6.2.3.3, 6.2.4.3); `None` if nothing is to be appended.
+    /// This UP's OCI/LCI for a message to `peer` when the inclusion policy says so (responses
+    /// 51, 53, 55 and Session Report Requests, 56; clause 6.2.3.3, 6.2.4.3); `None` if nothing
+    /// is to be appended.
     #[allow(clippy::type_complexity)]
     fn piggyback(
         &mut self,
@@ -251,6 +252,25 @@ impl Node {
         let oci = adm.oci_for(&key, ty, cause, now);
         let lci = adm.lci_for(&key, ty);
         (oci.is_some() || lci.is_some()).then_some((lci, oci))
+    }
+
+    /// This UP's Session Report Request `bytes` to `peer`, with the OCI/LCI appended when the
+    /// inclusion policy says so (Table 7.5.8.1-1; clauses 6.2.3.3, 6.2.4.3); unchanged if it
+    /// carries an OCI of the application's already, or this node has no admission.
+    pub(super) fn piggyback_report(
+        &mut self,
+        peer: SocketAddr,
+        bytes: Bytes,
+        now: Instant,
+    ) -> Bytes {
+        let extra = match Message::decode(&bytes) {
+            Ok(msg) => self.piggyback(peer, &msg, now),
+            Err(_) => None,
+        };
+        match extra {
+            Some((lci, oci)) => amend(&bytes, None, lci, oci).unwrap_or(bytes),
+            None => bytes,
+        }
     }
 
     /// A response to a CP that the node answers in place of the UP (throttled, no

@@ -134,21 +134,26 @@ impl Node {
             return Ok(id);
         }
         let seq = self.sequence_for(peer);
-        let sent = encode_with(&header.with_sequence(seq), ies)
-            .map_err(RequestError::from)
-            .and_then(|b| {
-                let f_seid = if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-                    Message::decode(&b)
-                        .ok()
-                        .and_then(|m| m.f_seid().ok().flatten())
-                } else {
-                    None
-                };
-                self.xact
-                    .send_request_parts(peer, b, message_type, seq, now)
-                    .map(|tx| (tx, f_seid))
-                    .map_err(RequestError::from)
-            });
+        let encoded = encode_with(&header.with_sequence(seq), ies).map(|b| {
+            if message_type == MessageType::SESSION_REPORT_REQUEST {
+                self.piggyback_report(peer, b, now)
+            } else {
+                b
+            }
+        });
+        let sent = encoded.map_err(RequestError::from).and_then(|b| {
+            let f_seid = if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
+                Message::decode(&b)
+                    .ok()
+                    .and_then(|m| m.f_seid().ok().flatten())
+            } else {
+                None
+            };
+            self.xact
+                .send_request_parts(peer, b, message_type, seq, now)
+                .map(|tx| (tx, f_seid))
+                .map_err(RequestError::from)
+        });
         match sent {
             Ok((tx, f_seid)) => {
                 self.outstanding.insert(
