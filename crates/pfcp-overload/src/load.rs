@@ -250,7 +250,18 @@ impl UpSelector {
                 self.score(c, loads.load(&c.node, now), r)
             }
         };
-        let total: u64 = candidates.iter().map(score).sum();
+        // A CP selects for every new session: remember the scores of a few candidates rather
+        // than look them up again for the pick (no allocation, see tests/no_alloc.rs).
+        let mut cache = [0u64; 16];
+        let cached = candidates.len() <= cache.len();
+        let mut total = 0u64;
+        for (i, c) in candidates.iter().enumerate() {
+            let s = score(c);
+            if let Some(slot) = cache.get_mut(i) {
+                *slot = s;
+            }
+            total += s;
+        }
         if total == 0 {
             // Every candidate is full or fully shed: fall back to the static weights, so a
             // session is still placed where it has the best chance.
@@ -270,7 +281,10 @@ impl UpSelector {
         }
         let mut pick = draw % total;
         for (i, c) in candidates.iter().enumerate() {
-            let s = score(c);
+            let s = match cache.get(i) {
+                Some(&s) if cached => s,
+                _ => score(c),
+            };
             if pick < s {
                 return Some(i);
             }
