@@ -2,7 +2,6 @@
 //! pfcp-sim's [`Responder`]) joined by an in-memory link, driven by one loop. Shared by the
 //! scenario tests (`tests/node.rs`) and the memory measurement (`examples/memory.rs`).
 
-#![allow(clippy::disallowed_methods)] // One clock read per pair: the origin of virtual time.
 #![allow(clippy::unwrap_used)] // Test support: a failure here is a failed test.
 
 use std::collections::VecDeque;
@@ -66,7 +65,7 @@ pub fn cp_node(now: Instant) -> Node {
 
 impl Pair {
     pub fn new(capacity: f64) -> Pair {
-        let t0 = Instant::now();
+        let t0 = pfcp_test_support::clock::origin();
         let (up, responder) = up_node(1000, capacity, t0);
         Pair {
             t0,

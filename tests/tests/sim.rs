@@ -2,10 +2,6 @@
 //! sans-IO node state machines, deterministic from the seed. Each test states the property of
 //! the closed loop it holds the toolkit to; the figures are in `docs/benchmarks.md`.
 
-#![allow(clippy::disallowed_methods)] // One clock read: the origin of virtual time.
-
-use std::time::Instant;
-
 use pfcp_sim::{run, Plan, RunResult, Scenario, Strategy};
 
 /// The default scenario with shorter runs (CI time): 2 s of warm-up, 4 s measured.
@@ -18,7 +14,14 @@ fn scenario() -> Scenario {
 
 fn at(s: &Scenario, strategy: Strategy, load: f64) -> RunResult {
     let classes = s.validate().unwrap();
-    run(s, &classes, strategy, &Plan::Steady(load), Instant::now()).unwrap()
+    run(
+        s,
+        &classes,
+        strategy,
+        &Plan::Steady(load),
+        pfcp_test_support::clock::origin(),
+    )
+    .unwrap()
 }
 
 #[test]

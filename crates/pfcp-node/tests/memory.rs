@@ -20,7 +20,6 @@
 //! `cargo test -p pfcp-node --test memory -- --nocapture --test-threads 1`.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::Instant;
 
 use allocation_counter::measure;
 use bytes::Bytes;
@@ -37,11 +36,7 @@ use pfcp_wire::{Message, SequenceNumber};
 
 const N: usize = 10_000;
 
-/// One real `Instant` to offset from (clippy forbids `Instant::now` workspace-wide).
-#[allow(clippy::disallowed_methods)]
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 fn addr(i: usize) -> SocketAddr {
     let i = u32::try_from(i).unwrap();

@@ -18,26 +18,20 @@ use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::{Header, Message, MessageType, SequenceNumber};
 use proptest::prelude::*;
 
-#[allow(clippy::disallowed_methods)] // An arbitrary base: the simulation's clock is fake.
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
+use pfcp_test_support::rng::SplitMix64;
 
 /// SplitMix64: small, deterministic, good enough for link decisions.
-struct Rng(u64);
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     fn chance(&mut self, p: f64) -> bool {
@@ -206,7 +200,7 @@ fn run(sc: &Scenario) -> Report {
     let mut clients: Vec<Transactions> = (0..sc.clients)
         .map(|_| Transactions::new(config.clone()))
         .collect();
-    let mut rng = Rng(sc.seed);
+    let mut rng = Rng(SplitMix64(sc.seed));
     let mut wire: BinaryHeap<Delivery> = BinaryHeap::new();
     let mut answers: BinaryHeap<Answer> = BinaryHeap::new();
     let mut serial = 0u64;

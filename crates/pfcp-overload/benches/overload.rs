@@ -13,24 +13,17 @@
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::net::{IpAddr, Ipv4Addr};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pfcp_overload::{
     Measurement, NodeKey, OciOrigin, OverloadReporter, OverloadTable, ReporterConfig,
 };
-use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+use pfcp_test_support::clock::origin as base_instant;
+use pfcp_test_support::ies::oci_secs;
 use pfcp_wire::MessageType;
 
 const SIZES: [usize; 2] = [1, 1000];
-
-/// The base of the simulated clock. The crate never reads the clock (clippy forbids
-/// `Instant::now` workspace-wide); a benchmark needs one arbitrary real `Instant` to offset
-/// from, and nothing depends on its value.
-#[allow(clippy::disallowed_methods)]
-fn base_instant() -> Instant {
-    Instant::now()
-}
 
 /// Node ID (a realistic FQDN) and PFCP entity address of peer `i`.
 fn peer(i: usize) -> (NodeKey, IpAddr) {
@@ -40,24 +33,14 @@ fn peer(i: usize) -> (NodeKey, IpAddr) {
     )
 }
 
-fn oci(seq: u32, metric: u8, secs: u64, aoci: bool) -> OverloadControlInformation {
-    OverloadControlInformation {
-        sequence_number: ControlSequenceNumber(seq),
-        metric: Metric::from_raw(metric),
-        period_of_validity: Timer::from_duration(Duration::from_secs(secs))
-            .unwrap_or(Timer::INFINITE),
-        flags: aoci.then_some(OciFlags::AOCI),
-    }
-}
-
 /// A CP table holding `n` peers, each with an entity-scoped and a node-scoped OCI.
 fn table_with(n: usize, now: Instant) -> OverloadTable {
     let mut t = OverloadTable::default();
     for i in 0..n {
         let (node, ip) = peer(i);
         let origin = OciOrigin::new(node, Some(ip));
-        t.handle_oci(&origin, &oci(1, 20, 60, false), now);
-        t.handle_oci(&origin, &oci(1, 30, 120, true), now);
+        t.handle_oci(&origin, &oci_secs(1, 20, 60, false), now);
+        t.handle_oci(&origin, &oci_secs(1, 30, 120, true), now);
     }
     assert_eq!(t.len(), 2 * n);
     t
@@ -76,11 +59,11 @@ fn bench_handle_oci(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(format!("new_seq/{scope}"), n), |b| {
                 b.iter(|| {
                     seq = seq.wrapping_add(1);
-                    black_box(t.handle_oci(&origin, &oci(seq, 40, 60, aoci), now))
+                    black_box(t.handle_oci(&origin, &oci_secs(seq, 40, 60, aoci), now))
                 });
             });
             let mut t = table_with(n, now);
-            let dup = oci(1, 40, 60, aoci);
+            let dup = oci_secs(1, 40, 60, aoci);
             g.bench_function(BenchmarkId::new(format!("duplicate/{scope}"), n), |b| {
                 b.iter(|| black_box(t.handle_oci(&origin, black_box(&dup), now)));
             });

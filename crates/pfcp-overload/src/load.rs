@@ -297,14 +297,8 @@ impl UpSelector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pfcp_test_support::ies::lci;
     use pfcp_wire::ie::{ControlSequenceNumber, Metric};
-
-    fn lci(seq: u32, load: u8) -> LoadControlInformation {
-        LoadControlInformation {
-            sequence_number: ControlSequenceNumber(seq),
-            metric: Metric::from_raw(load),
-        }
-    }
 
     #[test]
     fn clause_6_2_3_3_2_sequencing() {

@@ -11,40 +11,23 @@
 
 use std::hint::black_box;
 use std::net::{IpAddr, Ipv4Addr};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use allocation_counter::measure;
 use pfcp_overload::{
     Candidate, LoadReporter, LoadReporterConfig, LoadTable, Measurement, NodeKey, OciOrigin,
     OverloadReporter, OverloadTable, ReporterConfig, Scope, UpSelector,
 };
-use pfcp_wire::ie::{
-    ControlSequenceNumber, LoadControlInformation, Metric, OciFlags, OverloadControlInformation,
-    Timer,
-};
+use pfcp_test_support::clock::origin as base_instant;
+use pfcp_test_support::ies::oci_secs;
+use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
 use pfcp_wire::{Cause, MessageType};
-
-/// An arbitrary base for the simulated clock: the crate never reads the clock (clippy forbids
-/// `Instant::now` workspace-wide), a test only needs one real `Instant` to offset from.
-#[allow(clippy::disallowed_methods)]
-fn base_instant() -> Instant {
-    Instant::now()
-}
 
 fn peer(i: usize) -> (NodeKey, IpAddr) {
     (
         NodeKey::fqdn(&format!("upf{i}.n4.region1.operator.example.net")),
         IpAddr::V4(Ipv4Addr::from(0x0a00_0000 + i as u32)),
     )
-}
-
-fn oci(seq: u32, metric: u8, aoci: bool) -> OverloadControlInformation {
-    OverloadControlInformation {
-        sequence_number: ControlSequenceNumber(seq),
-        metric: Metric::from_raw(metric),
-        period_of_validity: Timer::from_duration(Duration::from_secs(60)).unwrap(),
-        flags: aoci.then_some(OciFlags::AOCI),
-    }
 }
 
 #[test]
@@ -54,8 +37,8 @@ fn cp_lookups_allocate_nothing() {
     for i in 0..100 {
         let (node, ip) = peer(i);
         let origin = OciOrigin::new(node, Some(ip));
-        t.handle_oci(&origin, &oci(1, 20, false), now);
-        t.handle_oci(&origin, &oci(1, 30 + (i % 50) as u8, true), now);
+        t.handle_oci(&origin, &oci_secs(1, 20, 60, false), now);
+        t.handle_oci(&origin, &oci_secs(1, 30 + (i % 50) as u8, 60, true), now);
     }
     let mut loads = LoadTable::default();
     let candidates: Vec<Candidate> = (0..10)

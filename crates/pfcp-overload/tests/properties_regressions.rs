@@ -11,23 +11,15 @@ use pfcp_overload::{
     Measurement, NodeKey, OciOrigin, OciOutcome, OverloadConfig, OverloadReporter, OverloadTable,
     ReporterConfig,
 };
-use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+use pfcp_wire::ie::Timer;
 use pfcp_wire::{Cause, MessageType};
 
+use pfcp_test_support::ies::oci;
 use support::base_instant;
 
 // ------------------------------------------------------------------------------------------
 // Regressions: the minimal cases the property tests found, fixed in `src/`.
 // ------------------------------------------------------------------------------------------
-
-fn oci(seq: u32, metric: u8, timer: Timer, aoci: bool) -> OverloadControlInformation {
-    OverloadControlInformation {
-        sequence_number: ControlSequenceNumber(seq),
-        metric: Metric::from_raw(metric),
-        period_of_validity: timer,
-        flags: aoci.then_some(OciFlags::AOCI),
-    }
-}
 
 /// `OverloadReporter::publish_rule`: with `max_metric` above 100, rounding to the step could
 /// publish more than 100 (102 with step 6), which every receiver reads as 0 % (clause 8.2.34):

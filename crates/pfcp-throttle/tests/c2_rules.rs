@@ -4,7 +4,7 @@
 //! Where a sentence says what is throttled first, the classes go through a real
 //! [`LossThrottle`].
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pfcp_throttle::classify::{
     Adjustment, Classification, Registration, RequestState, Rule, ServerAssignmentType,
@@ -60,10 +60,7 @@ fn low_is_throttled_first(low: Classification, high: Classification) {
     assert!(shares[1] < 0.02, "{high}: {:.3} shed", shares[1]);
 }
 
-#[allow(clippy::disallowed_methods)] // a base instant for simulated time
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 mod swx_table {
     use super::*;

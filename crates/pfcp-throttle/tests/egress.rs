@@ -3,7 +3,7 @@
 //! property tests of the configuration checks, the level hysteresis, the cap's bucket and its
 //! admission window.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pfcp_throttle::egress::{
     EgressConfig, EgressConfigError, EgressDecision, EgressThrottle, MessageKind, ThresholdPair,
@@ -12,34 +12,16 @@ use pfcp_throttle::egress::{
 use pfcp_wire::MessagePriority;
 use proptest::prelude::*;
 
-/// The one clock read in these tests: a base instant for simulated time. The code under test
-/// never reads the clock (sans-IO); every other instant is `t0() + offset`.
-#[allow(clippy::disallowed_methods)]
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
+use pfcp_test_support::rng::XorShift;
 
 fn p(v: u8) -> MessagePriority {
     MessagePriority::new(v).unwrap()
 }
 
-/// A small deterministic xorshift generator for test traffic.
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-    /// Interarrival in ns for `rate` msg/s, uniformly jittered by +-50 %.
-    fn gap(&mut self, rate: f64) -> u64 {
-        let mean = 1e9 / rate;
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
-        (mean * (0.5 + u)) as u64
-    }
+/// Interarrival in ns for `rate` msg/s, uniformly jittered by +-50 %.
+fn gap(rng: &mut XorShift, rate: f64) -> u64 {
+    (1e9 / rate * (0.5 + rng.unit())) as u64
 }
 
 struct Outcome {
@@ -85,9 +67,9 @@ fn simulate_profile(
     let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
     let end = (warm + secs) * 1_000_000_000;
     let warm_ns = warm * 1_000_000_000;
-    let mut next_req = rng.gap(max * request_factor(0));
+    let mut next_req = gap(&mut rng, max * request_factor(0));
     let mut next_ans = if answer_factor > 0.0 {
-        rng.gap(max * answer_factor)
+        gap(&mut rng, max * answer_factor)
     } else {
         u64::MAX
     };
@@ -107,12 +89,12 @@ fn simulate_profile(
         }
         let now = base + Duration::from_nanos(now_ns);
         let sent = if next_ans <= next_req {
-            next_ans += rng.gap(max * answer_factor);
+            next_ans += gap(&mut rng, max * answer_factor);
             let d = t.decide(MessageKind::Answer, p(0), now);
             assert!(d.is_send());
             true
         } else {
-            next_req += rng.gap(max * request_factor(now_ns));
+            next_req += gap(&mut rng, max * request_factor(now_ns));
             let prio = mix(&mut rng);
             let measured = now_ns >= warm_ns;
             let second = ((now_ns.saturating_sub(warm_ns)) / 1_000_000_000) as usize;

@@ -19,11 +19,7 @@ use pfcp_throttle::{
     Classifier, LossThrottle, MessagePriority, RequestClass, RouterPriority, UNPRIORITISED,
 };
 
-/// The one clock read in these tests: a base instant for simulated time.
-#[allow(clippy::disallowed_methods)]
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

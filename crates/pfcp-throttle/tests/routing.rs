@@ -9,12 +9,7 @@ use pfcp_throttle::routing::{RouteFailureReason, RouteGroup, RouteList, Routed};
 use pfcp_wire::MessagePriority;
 use proptest::prelude::*;
 
-/// The one clock read in these tests: a base instant for simulated time. The code under test
-/// never reads the clock (sans-IO); every other instant is `t0() + offset`.
-#[allow(clippy::disallowed_methods)]
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 const HSS: [&str; 4] = ["HSS-1", "HSS-2", "HSS-3", "HSS-4"];
 

@@ -2,10 +2,7 @@ use super::*;
 use bytes::Bytes;
 use pfcp_wire::ie::RecoveryTimeStamp;
 
-#[allow(clippy::disallowed_methods)] // Tests need a base instant.
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 #[test]
 fn an_empty_datagram_changes_nothing() {

@@ -6,10 +6,7 @@ use pfcp_wire::owned::parse_hex;
 
 use super::*;
 
-#[allow(clippy::disallowed_methods)] // Tests need a base instant; the code never reads the clock.
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 fn up() -> LocalNode {
     LocalNode::up(

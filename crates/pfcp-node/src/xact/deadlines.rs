@@ -85,10 +85,7 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    #[allow(clippy::disallowed_methods)] // Tests need a base instant.
-    fn t0() -> Instant {
-        Instant::now()
-    }
+    use pfcp_test_support::clock::origin as t0;
 
     #[test]
     fn keeps_time_order_even_when_armed_out_of_order() {

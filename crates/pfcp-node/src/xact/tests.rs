@@ -12,10 +12,7 @@ use pfcp_wire::{DecodeErrorKind, Header, MessageType, SequenceNumber};
 
 use super::*;
 
-#[allow(clippy::disallowed_methods)] // Tests need a base instant; the code never reads the clock.
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 const T1: Duration = Duration::from_secs(3);
 

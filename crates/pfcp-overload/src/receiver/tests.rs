@@ -3,18 +3,10 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
-use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+use pfcp_wire::ie::{OverloadControlInformation, Timer};
 
 use super::*;
-
-fn oci(seq: u32, metric: u8, timer: Timer, aoci: bool) -> OverloadControlInformation {
-    OverloadControlInformation {
-        sequence_number: ControlSequenceNumber(seq),
-        metric: Metric::from_raw(metric),
-        period_of_validity: timer,
-        flags: aoci.then_some(OciFlags::AOCI),
-    }
-}
+use pfcp_test_support::ies::oci;
 
 fn secs(s: u64) -> Timer {
     Timer::from_duration(Duration::from_secs(s)).unwrap()

@@ -33,7 +33,6 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::time::Instant;
 
 use pfcp_overload::{NodeKey, Scope};
 use pfcp_wire::encode::{Encode, MessageBuilder};
@@ -46,13 +45,8 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 // Harness
 // ------------------------------------------------------------------------------------------
 
-/// The base of every simulated clock in these tests. The crate is sans-IO and clippy forbids
-/// `Instant::now` workspace-wide; the tests only need one arbitrary real `Instant` to offset
-/// simulated time from, and nothing depends on its value.
-#[allow(clippy::disallowed_methods)]
-pub(crate) fn base_instant() -> Instant {
-    Instant::now()
-}
+/// The base of every simulated clock in these tests (the crate is sans-IO).
+pub(crate) use pfcp_test_support::clock::origin as base_instant;
 
 /// Run `test` on random values of `strategy` (proptest's default case count, which honours
 /// `PROPTEST_CASES`), shrinking on failure. Returns the number of cases.

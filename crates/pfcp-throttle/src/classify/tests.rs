@@ -2,7 +2,7 @@
 //! type, and the state tracker.
 
 use std::borrow::Cow;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::*;
 
@@ -199,10 +199,7 @@ fn request_state_overrides_field_by_field() {
 // ---------------------------------------------------------------------------------------
 // The state tracker
 
-#[allow(clippy::disallowed_methods)] // a base instant for simulated time
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 type Tracker = StateTracker<u32, &'static str, &'static str>;
 

@@ -9,25 +9,9 @@ fn p(v: u8) -> MessagePriority {
     MessagePriority::new(v).unwrap()
 }
 
-/// The one clock read in these tests: a base instant for simulated time. The code under test
-/// never reads the clock (sans-IO); every other instant is `t0() + offset`.
-#[allow(clippy::disallowed_methods)]
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
-/// A small deterministic xorshift generator for test traffic (no global RNG).
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
+use pfcp_test_support::rng::XorShift;
 
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)

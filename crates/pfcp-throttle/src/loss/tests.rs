@@ -6,18 +6,7 @@ fn p(v: u8) -> MessagePriority {
     MessagePriority::new(v).unwrap()
 }
 
-/// A small deterministic xorshift generator for test traffic (no global RNG).
-pub(crate) struct XorShift(pub u64);
-impl XorShift {
-    pub(crate) fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
+pub(crate) use pfcp_test_support::rng::XorShift;
 
 #[test]
 fn clause_6_2_4_4_reduction_is_exact_for_one_class() {

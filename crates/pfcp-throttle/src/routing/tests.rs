@@ -14,18 +14,7 @@ fn list(groups: &[&[(&'static str, u32)]], attempts: u32) -> RouteList<&'static 
     RouteList::new(groups, attempts).unwrap()
 }
 
-/// A small deterministic xorshift generator for the caller's draws.
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-}
+use pfcp_test_support::rng::XorShift;
 
 #[test]
 fn construction_checks() {

@@ -4,10 +4,7 @@
 use super::*;
 use proptest::prelude::*;
 
-#[allow(clippy::disallowed_methods)] // Tests need a base instant.
-fn t0() -> Instant {
-    Instant::now()
-}
+use pfcp_test_support::clock::origin as t0;
 
 fn peer(i: u8) -> SocketAddr {
     SocketAddr::from(([10, 0, 0, i], 8805))
