@@ -166,23 +166,13 @@
 //! | `pfcp_lci_sent_total` | counter | | LCIs handed out for piggybacking |
 
 use std::collections::VecDeque;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
-use pfcp_overload::{
-    LoadReporter, LoadReporterConfig, Measurement, NodeKey, OverloadReporter, ReporterConfig,
-};
-use pfcp_throttle::{Classifier, ClassifierConfig, Procedure};
-use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{
-    CpFunctionFeatures, Fqdn, FqdnError, LoadControlInformation, NodeId, OverloadControlInformation,
-};
-use pfcp_wire::presence::mandatory_ies;
-use pfcp_wire::{
-    Cause, DecodeError, EncodeError, Header, IeType, Message, MessagePriority, MessageType,
-    SequenceNumber,
-};
+use bytes::Bytes;
+use pfcp_overload::{LoadReporter, NodeKey, OverloadReporter};
+use pfcp_throttle::{Classifier, Procedure};
+use pfcp_wire::{Cause, DecodeError, Header, MessagePriority, MessageType};
 
 /// The key of the reporters' per-peer state: the CP function's Node ID (see the
 /// [module docs](self#peer-key)).

@@ -37,13 +37,13 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{
     CpFunctionFeatures, Fqdn, NodeId, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
 };
-use pfcp_wire::{Cause, DecodeError, EncodeError, Header, Message, MessageType, SequenceNumber};
+use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 
 mod messages;
 pub use messages::{

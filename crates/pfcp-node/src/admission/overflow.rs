@@ -24,10 +24,14 @@
 //! replaced by the overflow OCI: sent with the raised bias it would otherwise look newer and
 //! end the reduction early.
 
-use super::*;
+use std::time::{Duration, Instant};
 
-use pfcp_overload::SequenceMode;
-use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, Timer};
+use pfcp_overload::{OverloadReporter, ReporterConfig, SequenceMode};
+use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+use pfcp_wire::{Cause, MessageType};
+
+use super::types::{AdmissionConfigError, AdmissionStats};
+use super::{PeerKey, UpAdmission};
 
 /// The state behind the overflow OCI (a field of [`UpAdmission`]).
 #[derive(Debug, Clone)]

@@ -1,6 +1,16 @@
 //! Encoding the cause-74 rejection (TS 29.244 clauses 7.2.2.4, 7.2.3.2, 7.5.3.1).
 
-use super::*;
+use std::net::IpAddr;
+
+use bytes::{Bytes, BytesMut};
+use pfcp_overload::NodeKey;
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{Fqdn, FqdnError, LoadControlInformation, NodeId, OverloadControlInformation};
+use pfcp_wire::presence::mandatory_ies;
+use pfcp_wire::{Cause, Header, IeType, Message, MessageType};
+
+use super::types::{QueuedRequest, RejectionError};
+use super::UpAdmission;
 
 impl UpAdmission {
     /// Encode the cause-74 rejection of `request` (see [`UpAdmission::build_rejection_to`]);

@@ -1,7 +1,13 @@
 //! Reporting: which CP functions get OCI/LCI, closing control intervals, the OCI and LCI
 //! handed out (TS 29.244 clauses 6.2.3, 6.2.4).
 
-use super::*;
+use std::time::Instant;
+
+use pfcp_overload::Measurement;
+use pfcp_wire::ie::{CpFunctionFeatures, LoadControlInformation, OverloadControlInformation};
+use pfcp_wire::{Cause, MessageType};
+
+use super::{PeerKey, UpAdmission, MAX_CATCH_UP};
 
 impl UpAdmission {
     /// Record the CP Function Features a CP function advertised in its association (Setup or

@@ -2,6 +2,14 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, Timer};
 
+use pfcp_overload::ReporterConfig;
+use pfcp_throttle::ClassifierConfig;
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{
+    CpFunctionFeatures, LoadControlInformation, NodeId, OverloadControlInformation,
+};
+use pfcp_wire::{Message, SequenceNumber};
+
 use super::*;
 
 #[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the module never reads the clock.

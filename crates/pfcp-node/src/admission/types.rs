@@ -1,7 +1,16 @@
 //! The value types of UP admission: queued requests, outcomes, configuration, errors and
 //! counters.
 
-use super::*;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use pfcp_overload::{LoadReporterConfig, NodeKey, ReporterConfig};
+use pfcp_throttle::ClassifierConfig;
+use pfcp_wire::ie::FqdnError;
+use pfcp_wire::{Cause, EncodeError, MessagePriority, MessageType, SequenceNumber};
+
+use super::PeerKey;
 
 /// A request waiting for admission: what the endpoint needs to process or answer it.
 #[derive(Debug, Clone, PartialEq, Eq)]

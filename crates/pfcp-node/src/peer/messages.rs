@@ -2,7 +2,12 @@
 //! 7.4.2, 7.4.4, 7.6): Heartbeat Request and Response, Association Setup Request, the
 //! responses to node-related requests, and the error and rejection responses.
 
-use super::*;
+use bytes::{Bytes, BytesMut};
+use pfcp_wire::encode::MessageWriter;
+use pfcp_wire::ie::OffendingIe;
+use pfcp_wire::{Cause, DecodeError, EncodeError, Header, MessageType, SequenceNumber};
+
+use super::LocalNode;
 
 /// Build a node-related response with Node ID (where required), Cause and optional Offending
 /// IE; Association Setup Response also carries the Recovery Time Stamp and features.

@@ -6,6 +6,12 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use pfcp_overload::{OciOrigin, OciOutcome, OverloadConfig, OverloadTable};
 
+use bytes::Bytes;
+use pfcp_overload::NodeKey;
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::{Header, Message, MessagePriority, SequenceNumber};
+
+use super::super::{AdmissionConfig, Admit, QueuedRequest};
 use super::*;
 
 #[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the module never reads the clock.
