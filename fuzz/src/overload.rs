@@ -38,8 +38,8 @@ use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
 use pfcp_overload::{
     Candidate, ControlLaw, IgnoreReason, InclusionPolicy, LciOutcome, LoadConfig, LoadReporter,
     LoadReporterConfig, LoadTable, Measurement, NodeKey, OciOrigin, OciOutcome, OverloadConfig,
-    OverloadEvent, OverloadReporter, OverloadTable, ReporterConfig, Scope, SequenceMode,
-    UpSelector,
+    OverloadEvent, OverloadReporter, OverloadTable, ReporterConfig, Scope, ScopeState,
+    SequenceMode, UpSelector,
 };
 use pfcp_wire::encode::Encode;
 use pfcp_wire::ie::{
@@ -550,7 +550,7 @@ impl Cp {
         expected_scope: Option<&Scope>,
         oci: &OverloadControlInformation,
         origin: &OciOrigin,
-        before: Option<(u32, u8, Option<Instant>)>,
+        before: Option<ScopeState>,
         len_before: usize,
         now: Instant,
     ) {
@@ -573,7 +573,12 @@ impl Cp {
                     .duration()
                     .map(|d| now.checked_add(d).unwrap_or(now));
                 assert_eq!(*expires, want, "applied expiry");
-                if let Some((stored, _, exp)) = before {
+                if let Some(ScopeState {
+                    sequence_number: stored,
+                    expires: exp,
+                    ..
+                }) = before
+                {
                     if exp.is_none_or(|t| t > now) {
                         assert!(
                             compare(stored, seq, self.window).is_newer(),
@@ -585,7 +590,11 @@ impl Cp {
                 if expires.is_some_and(|t| t <= now) {
                     assert_eq!(got, None, "an OCI expired on arrival is still stored");
                 } else {
-                    assert_eq!(got, Some((seq, *metric, *expires)), "stored state");
+                    assert_eq!(
+                        got.map(|g| (g.sequence_number, g.metric, g.expires)),
+                        Some((seq, *metric, *expires)),
+                        "stored state"
+                    );
                     if let Scope::Entity(ip) = scope {
                         self.writer.insert(*ip, origin.node.clone());
                     }
@@ -600,13 +609,15 @@ impl Cp {
                 }
                 match reason {
                     IgnoreReason::Duplicate => {
-                        let (stored, _, exp) = before.expect("duplicate of nothing");
+                        let b = before.expect("duplicate of nothing");
+                        let (stored, exp) = (b.sequence_number, b.expires);
                         assert_eq!(stored, seq);
                         assert!(exp.is_none_or(|t| t > now), "duplicate of an expired entry");
                     }
                     IgnoreReason::Stale { stored, received } => {
                         assert_eq!(*received, seq);
-                        let (s, _, exp) = before.expect("stale against nothing");
+                        let b = before.expect("stale against nothing");
+                        let (s, exp) = (b.sequence_number, b.expires);
                         assert_eq!(s, *stored);
                         assert!(
                             exp.is_none_or(|t| t > now),
@@ -630,7 +641,7 @@ impl Cp {
                             Some(&seq),
                             "expired a number never applied"
                         );
-                        if let Some((_, _, exp)) = before {
+                        if let Some(exp) = before.map(|b| b.expires) {
                             assert!(exp.is_some_and(|t| t <= now), "expired while valid");
                         }
                     }
@@ -762,8 +773,8 @@ impl Cp {
         let at = |s: Scope| {
             self.table
                 .get(&s)
-                .filter(|(_, _, e)| e.is_none_or(|t| t > q))
-                .map_or(0, |(_, m, _)| m)
+                .filter(|e| e.expires.is_none_or(|t| t > q))
+                .map_or(0, |e| e.metric)
         };
         at(Scope::Node(node.clone())).max(entity.map_or(0, |ip| at(Scope::Entity(ip))))
     }
@@ -793,7 +804,13 @@ impl Cp {
         let mut earliest: Option<Instant> = None;
         let mut next = BTreeMap::new();
         for scope in &self.tracked {
-            let Some((seq, metric, exp)) = self.table.get(scope) else {
+            let Some(ScopeState {
+                sequence_number: seq,
+                metric,
+                expires: exp,
+                ..
+            }) = self.table.get(scope)
+            else {
                 continue;
             };
             present += 1;
@@ -829,7 +846,7 @@ impl Cp {
 
     fn after_timeout(&self, t: Instant) {
         for scope in &self.tracked {
-            if let Some((_, _, Some(exp))) = self.table.get(scope) {
+            if let Some(exp) = self.table.get(scope).and_then(|e| e.expires) {
                 assert!(
                     exp > t,
                     "{scope} expired at {exp:?} survives handle_timeout"

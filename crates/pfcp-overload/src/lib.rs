@@ -102,7 +102,9 @@ pub mod sequence;
 
 pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
 pub use load_reporter::{LoadReporter, LoadReporterConfig};
-pub use receiver::{IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable};
+pub use receiver::{
+    IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, ScopeState,
+};
 pub use reporter::{
     ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode,
 };

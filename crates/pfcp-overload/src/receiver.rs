@@ -146,6 +146,19 @@ struct Entry {
     node: NodeKey,
 }
 
+/// The stored state of one overload scope ([`OverloadTable::get`]): what the last applied OCI
+/// of that scope said (clause 6.2.4.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScopeState {
+    /// The OCI's Overload Control Sequence Number (8.2.75).
+    pub sequence_number: u32,
+    /// Its Overload Reduction Metric, percent (8.2.34; above 100 read as 0).
+    pub metric: u8,
+    /// When its Period of Validity ends; `None` for an infinite one (8.2.121).
+    pub expires: Option<Instant>,
+}
+
 /// Overload state of many UP peers, as seen by a CP function. Sans-IO: every call that
 /// depends on time takes `now`.
 ///
@@ -341,9 +354,14 @@ impl OverloadTable {
         node_metric.max(entity_metric)
     }
 
-    /// The stored state of one scope: (sequence number, metric, expiry), if any.
-    pub fn get(&self, scope: &Scope) -> Option<(u32, u8, Option<Instant>)> {
-        self.entry(scope).map(|e| (e.seq, e.metric, e.expires))
+    /// The stored state of one scope, if any (an expired entry whose timer has not run yet
+    /// included: see [`OverloadTable::reduction`] for what applies).
+    pub fn get(&self, scope: &Scope) -> Option<ScopeState> {
+        self.entry(scope).map(|e| ScopeState {
+            sequence_number: e.seq,
+            metric: e.metric,
+            expires: e.expires,
+        })
     }
 
     /// Number of scopes tracked.

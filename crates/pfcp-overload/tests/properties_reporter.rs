@@ -286,9 +286,9 @@ fn check_end_to_end(s: &UpStep<'_>) -> Result<(), TestCaseError> {
             .is_some_and(|p| p.sent.contains(&(oci.aoci(), oci.sequence_number.0)));
         // The CP still holds this very OCI only if it was sent before and has not lapsed
         // (a re-send under `EveryMessage`); anything else the reporter sends is news to it.
-        let still_held = e
-            .cp_before
-            .is_some_and(|b| b.0 == oci.sequence_number.0 && !lapsed(b.2, s.now));
+        let still_held = e.cp_before.is_some_and(|b| {
+            b.sequence_number == oci.sequence_number.0 && !lapsed(b.expires, s.now)
+        });
         prop_assert!(
             !still_held || sent_before,
             "the CP holds a number never sent"
@@ -297,7 +297,7 @@ fn check_end_to_end(s: &UpStep<'_>) -> Result<(), TestCaseError> {
             Some(OciOutcome::Applied { scope, metric, .. }) => {
                 prop_assert!(!still_held, "a duplicate was applied");
                 prop_assert_eq!(*metric, oci.metric.percent());
-                prop_assert_eq!(cp.get(scope).map(|e| e.1), Some(*metric));
+                prop_assert_eq!(cp.get(scope).map(|e| e.metric), Some(*metric));
                 prop_assert_eq!(matches!(scope, Scope::Node(_)), oci.aoci());
                 if sent_before {
                     s.cov.hit("re-sent after the CP's entry lapsed");

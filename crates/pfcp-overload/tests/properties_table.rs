@@ -37,7 +37,7 @@ fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
                 match (s.before.entries[i], s.after.entries[i]) {
                     (Some(b), None) => {
                         prop_assert!(
-                            lapsed(b.2, s.now),
+                            lapsed(b.expires, s.now),
                             "{} removed before expiry",
                             s.u.scopes[i]
                         );
@@ -86,12 +86,12 @@ fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
             let ti = s.u.index(target);
             let seq = oci.sequence_number.0;
             if let Some(b) = s.before.entries[ti] {
-                let order = compare(b.0, seq, s.config.wrap_window);
-                let was_lapsed = lapsed(b.2, s.now);
+                let order = compare(b.sequence_number, seq, s.config.wrap_window);
+                let was_lapsed = lapsed(b.expires, s.now);
                 prop_assert!(
                     order.is_newer() || was_lapsed,
                     "{target}: stored {} replaced by {seq} ({order:?}) while valid",
-                    b.0
+                    b.sequence_number
                 );
                 match order {
                     SequenceOrder::Newer => s.cov.hit("replaced by a newer number"),
@@ -108,18 +108,26 @@ fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
             let new_lapsed = lapsed(*expires, s.now);
             let want = (!new_lapsed).then_some((seq, *metric, *expires));
             prop_assert_eq!(
-                s.after.entries[ti],
+                s.after.entries[ti].map(|e| (e.sequence_number, e.metric, e.expires)),
                 want,
                 "{} not stored as applied",
                 target
             );
             // Other scopes: an entry lapsed by now may go (a lapsed OCI triggers expiry), and
             // one entry, the soonest to expire, may be evicted to make room; nothing else.
-            let soonest = s.before.entries.iter().flatten().filter_map(|e| e.2).min();
+            let soonest = s
+                .before
+                .entries
+                .iter()
+                .flatten()
+                .filter_map(|e| e.expires)
+                .min();
             let mut evicted = 0;
             for i in (0..n).filter(|i| *i != ti) {
                 match (s.before.entries[i], s.after.entries[i]) {
-                    (Some(b), None) if new_lapsed && lapsed(b.2, s.now) => s.cov.hit("expired"),
+                    (Some(b), None) if new_lapsed && lapsed(b.expires, s.now) => {
+                        s.cov.hit("expired")
+                    }
                     (Some(b), None) => {
                         evicted += 1;
                         prop_assert!(
@@ -128,7 +136,10 @@ fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
                             s.u.scopes[i],
                             target
                         );
-                        prop_assert!(b.2.is_some() && b.2 == soonest, "evicted a later one");
+                        prop_assert!(
+                            b.expires.is_some() && b.expires == soonest,
+                            "evicted a later one"
+                        );
                         if s.events_complete {
                             prop_assert!(s
                                 .events
@@ -239,7 +250,7 @@ fn check_reduction(s: &RxStep<'_>) -> Result<(), TestCaseError> {
     if matches!(s.event, RxEvent::Timeout) {
         for e in s.after.entries.iter().flatten() {
             prop_assert!(
-                !lapsed(e.2, s.now),
+                !lapsed(e.expires, s.now),
                 "an expired entry survived handle_timeout"
             );
         }
@@ -280,7 +291,7 @@ fn check_duplicate(s: &RxStep<'_>) -> Result<(), TestCaseError> {
     let eligible = carrier.is_none_or(|c| c.may_carry_oci());
     let stored = s.before.entries[s.u.index(scope)];
     let seq = oci.sequence_number.0;
-    let duplicate = stored.is_some_and(|b| b.0 == seq && !lapsed(b.2, s.now));
+    let duplicate = stored.is_some_and(|b| b.sequence_number == seq && !lapsed(b.expires, s.now));
     let said_duplicate = matches!(
         outcome,
         Some(OciOutcome::Ignored {
@@ -297,10 +308,11 @@ fn check_duplicate(s: &RxStep<'_>) -> Result<(), TestCaseError> {
         );
         prop_assert_eq!(s.after, s.before, "a duplicate changed the table");
         s.cov.hit("duplicate");
-        let b = stored.unwrap_or_default();
-        if b.1 != oci.metric.percent()
-            || b.2 != oci.period_of_validity.duration().map(|d| s.now + d)
-        {
+        let differs = stored.is_some_and(|b| {
+            b.metric != oci.metric.percent()
+                || b.expires != oci.period_of_validity.duration().map(|d| s.now + d)
+        });
+        if differs {
             s.cov.hit("duplicate with other content");
         }
     }
@@ -341,7 +353,11 @@ fn check_bounded(s: &RxStep<'_>) -> Result<(), TestCaseError> {
         prop_assert!(s.before.len >= s.config.max_entries);
         prop_assert!(s.before.entries[s.u.index(scope)].is_none());
         prop_assert!(
-            s.before.entries.iter().flatten().all(|e| e.2.is_none()),
+            s.before
+                .entries
+                .iter()
+                .flatten()
+                .all(|e| e.expires.is_none()),
             "refused while an entry could be evicted"
         );
         s.cov.hit("refused: full of infinite entries");
@@ -364,7 +380,7 @@ fn check_eviction_needed(s: &RxStep<'_>) -> Result<(), TestCaseError> {
     };
     let ti = s.u.index(scope);
     let live_evicted = (0..s.u.scopes.len()).filter(|i| *i != ti).any(|i| {
-        matches!((s.before.entries[i], s.after.entries[i]), (Some(b), None) if !lapsed(b.2, s.now))
+        matches!((s.before.entries[i], s.after.entries[i]), (Some(b), None) if !lapsed(b.expires, s.now))
     });
     if live_evicted {
         prop_assert!(
@@ -399,7 +415,7 @@ fn check_lazy_expiry(s: &RxStep<'_>) -> Result<(), TestCaseError> {
         .entries
         .iter()
         .flatten()
-        .any(|e| lapsed(e.2, s.now))
+        .any(|e| lapsed(e.expires, s.now))
     {
         s.cov.hit("lapsed entry present");
     }

@@ -155,9 +155,12 @@ fn clause_8_2_34_metric_above_100_is_zero() {
 fn clause_8_2_76_aoci_scopes_to_node_and_the_larger_reduction_applies() {
     let (mut t, o, ip, node, now) = setup();
     t.handle_oci(&o, &oci(1, 20, secs(60), false), now);
-    assert_eq!(t.get(&Scope::Entity(ip)).map(|e| e.1), Some(20));
+    assert_eq!(t.get(&Scope::Entity(ip)).map(|e| e.metric), Some(20));
     t.handle_oci(&o, &oci(1, 60, secs(60), true), now);
-    assert_eq!(t.get(&Scope::Node(node.clone())).map(|e| e.1), Some(60));
+    assert_eq!(
+        t.get(&Scope::Node(node.clone())).map(|e| e.metric),
+        Some(60)
+    );
     assert_eq!(t.reduction(Some(ip), &node, now), 60);
     // Another entity of the same node gets the node-wide reduction only.
     let other: IpAddr = Ipv4Addr::new(192, 0, 2, 2).into();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use pfcp_overload::sequence::DEFAULT_WRAP_WINDOW;
 use pfcp_overload::{
-    NodeKey, OciOrigin, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, Scope,
+    NodeKey, OciOrigin, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, Scope, ScopeState,
 };
 use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
 use pfcp_wire::{Message, MessageType};
@@ -153,7 +153,7 @@ pub(crate) fn rx_case() -> impl Strategy<Value = RxCase> {
 // ------------------------------------------------------------------------------------------
 
 /// `OverloadTable::get` of one scope.
-pub(crate) type Stored = Option<(u32, u8, Option<Instant>)>;
+pub(crate) type Stored = Option<ScopeState>;
 
 /// What the table holds, scope by scope (in `Universe::scopes` order).
 #[derive(Debug, Clone, PartialEq)]
@@ -177,7 +177,7 @@ impl RxSnap {
     pub(crate) fn live(&self, now: Instant) -> Vec<Stored> {
         self.entries
             .iter()
-            .map(|e| e.filter(|e| !lapsed(e.2, now)))
+            .map(|e| e.filter(|e| !lapsed(e.expires, now)))
             .collect()
     }
 }
@@ -188,7 +188,7 @@ pub(crate) fn lapsed(expires: Option<Instant>, now: Instant) -> bool {
 
 /// The reduction an entry contributes at `t`.
 pub(crate) fn contribution(e: Stored, t: Instant) -> u8 {
-    e.filter(|e| !lapsed(e.2, t)).map_or(0, |e| e.1)
+    e.filter(|e| !lapsed(e.expires, t)).map_or(0, |e| e.metric)
 }
 
 #[derive(Debug)]
@@ -272,7 +272,7 @@ pub(crate) fn run_rx(case: &RxCase, cov: &Coverage, check: &RxCheck) -> Result<(
             } => {
                 let origin = OciOrigin::new(u.nodes[*node].clone(), entity.map(|e| u.entities[e]));
                 let scope = origin.scope(*aoci);
-                let stored = table.get(&scope).map(|s| s.0);
+                let stored = table.get(&scope).map(|s| s.sequence_number);
                 let oci = OverloadControlInformation {
                     sequence_number: ControlSequenceNumber(seq.resolve(stored)),
                     metric: Metric::from_raw(*metric),
