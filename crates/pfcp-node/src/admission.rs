@@ -243,6 +243,7 @@ impl UpAdmission {
         if interval.is_zero() {
             return Err(AdmissionConfigError::Interval);
         }
+        config.reporter.validate()?;
         let s = config.load_smoothing;
         if !(s > 0.0 && s <= 1.0) {
             return Err(AdmissionConfigError::LoadSmoothing(s));

@@ -106,7 +106,8 @@ pub use receiver::{
     IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, ScopeState,
 };
 pub use reporter::{
-    ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig, SequenceMode,
+    ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig,
+    ReporterConfigError, SequenceMode,
 };
 pub use scope::{NodeKey, OciOrigin, Scope};
 pub use sequence::SequenceOrder;

@@ -577,6 +577,15 @@ fn invalid_configurations_are_refused() {
         UpAdmission::new(AdmissionConfig::new(NodeKey::Fqdn("a..b".into())), t0),
         Err(AdmissionConfigError::NodeId(_))
     ));
+    // The reporter's own ranges: a metric above 100 reads as 0 % at the CP (8.2.34).
+    let mut reporter = ReporterConfig::default();
+    reporter.max_metric = 101;
+    assert!(matches!(
+        UpAdmission::new(config().with_reporter(reporter), t0),
+        Err(AdmissionConfigError::Reporter(
+            pfcp_overload::ReporterConfigError::MaxMetric(101)
+        ))
+    ));
 }
 
 #[test]

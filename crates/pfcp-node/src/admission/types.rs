@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use pfcp_overload::{LoadReporterConfig, NodeKey, ReporterConfig};
+use pfcp_overload::{LoadReporterConfig, NodeKey, ReporterConfig, ReporterConfigError};
 use pfcp_throttle::ClassifierConfig;
 use pfcp_wire::ie::FqdnError;
 use pfcp_wire::{Cause, EncodeError, MessagePriority, MessageType, SequenceNumber};
@@ -223,6 +223,9 @@ pub enum AdmissionConfigError {
     /// `node_id` is an FQDN that cannot be encoded.
     #[error("node_id: {0}")]
     NodeId(#[from] FqdnError),
+    /// Another field of `reporter` is out of its range ([`ReporterConfig::validate`]).
+    #[error("reporter: {0}")]
+    Reporter(#[from] ReporterConfigError),
 }
 
 /// Why [`UpAdmission::build_rejection`] failed.

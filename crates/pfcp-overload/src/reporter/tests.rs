@@ -210,3 +210,98 @@ fn every_oci_emitted_decodes_with_pfcp_wire() {
         }
     }
 }
+
+#[test]
+fn validate_refuses_each_field_out_of_its_documented_range() {
+    use super::ReporterConfigError as E;
+    let ok = ReporterConfig::default();
+    assert_eq!(ok.validate(), Ok(()));
+    assert_eq!(ReporterConfig::feed_forward().validate(), Ok(()));
+    let cases: Vec<(ReporterConfig, E)> = vec![
+        (ok.clone().with_interval(Duration::ZERO), E::ZeroInterval),
+        (ok.clone().with_capacity(Some(0.0)), E::Capacity(0.0)),
+        (
+            ok.clone().with_capacity(Some(f64::INFINITY)),
+            E::Capacity(f64::INFINITY),
+        ),
+        (
+            ReporterConfig {
+                target_utilisation: 1.5,
+                ..ok.clone()
+            },
+            E::TargetUtilisation(1.5),
+        ),
+        (
+            ReporterConfig {
+                target_utilisation: 0.0,
+                ..ok.clone()
+            },
+            E::TargetUtilisation(0.0),
+        ),
+        (
+            ReporterConfig {
+                backlog_target: -1.0,
+                ..ok.clone()
+            },
+            E::BacklogTarget(-1.0),
+        ),
+        (
+            ReporterConfig {
+                drain_intervals: 0.5,
+                ..ok.clone()
+            },
+            E::DrainIntervals(0.5),
+        ),
+        (
+            ReporterConfig {
+                step: 0,
+                ..ok.clone()
+            },
+            E::Step(0),
+        ),
+        (
+            ReporterConfig {
+                step: 101,
+                ..ok.clone()
+            },
+            E::Step(101),
+        ),
+        // Above 100 a receiver reads the metric as 0 % (clause 8.2.34).
+        (
+            ReporterConfig {
+                max_metric: 101,
+                ..ok.clone()
+            },
+            E::MaxMetric(101),
+        ),
+        (
+            ReporterConfig {
+                validity: Duration::ZERO,
+                ..ok.clone()
+            },
+            E::Validity(Duration::ZERO),
+        ),
+        (
+            ReporterConfig {
+                min_change: 1.0,
+                ..ok.clone()
+            },
+            E::MinChange(1.0),
+        ),
+    ];
+    for (config, want) in cases {
+        assert_eq!(config.validate(), Err(want), "{config:?}");
+        assert!(!want.to_string().is_empty());
+    }
+    // NaN is refused wherever a number is expected.
+    let nan = ReporterConfig {
+        target_utilisation: f64::NAN,
+        ..ok.clone()
+    };
+    assert!(matches!(nan.validate(), Err(E::TargetUtilisation(u)) if u.is_nan()));
+    let nan = ReporterConfig {
+        min_change: f64::NAN,
+        ..ok
+    };
+    assert!(matches!(nan.validate(), Err(E::MinChange(m)) if m.is_nan()));
+}

@@ -1,0 +1,322 @@
+//! The configuration of an [`OverloadReporter`](super::OverloadReporter): how the metric is
+//! computed, published and sequenced (TS 29.244 clause 6.2.4.3), and its checks.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use pfcp_wire::ie::Timer;
+
+use super::ControlLaw;
+
+/// How sequence numbers are allocated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SequenceMode {
+    /// A counter starting at the given value, +1 per change.
+    Counter(u32),
+    /// Whole seconds since `epoch` (plus `offset`), forced strictly increasing. With a fixed
+    /// wall-clock epoch mapped to an `Instant` by the caller, numbers keep growing across
+    /// restarts.
+    EpochSeconds {
+        /// The instant that maps to `offset`.
+        epoch: Instant,
+        /// The number at `epoch`.
+        offset: u32,
+    },
+}
+
+/// When a peer gets the OCI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InclusionPolicy {
+    /// Until the peer has been sent the current sequence number (then again on change or
+    /// refresh). Saves octets; relies on the validity period to end stale state.
+    UntilCurrent,
+    /// On every eligible message while there is something to say.
+    EveryMessage,
+}
+
+/// Configuration of an [`OverloadReporter`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ReporterConfig {
+    /// Control interval `T` (how often [`OverloadReporter::handle_measurement`] is called).
+    /// Default 100 ms.
+    pub interval: Duration,
+    /// Requests per interval the UP can serve, if known. Default `None`: learned.
+    pub capacity: Option<f64>,
+    /// Share of capacity to admit. Default 0.97: the headroom absorbs the randomness of
+    /// arrivals, so that the queue (and the latency) stays short while the UP function runs
+    /// at 97 % of its capacity.
+    pub target_utilisation: f64,
+    /// Backlog (requests) tolerated before the drain term acts. Default 0.
+    pub backlog_target: f64,
+    /// Intervals over which to drain an excess backlog. Default 5.
+    pub drain_intervals: f64,
+    /// Intervals between publishing a metric and the CPs applying it, beyond the one in which
+    /// it is published. Default 1.
+    pub feedback_delay: usize,
+    /// Publishing granularity in points. Default 5.
+    pub step: u8,
+    /// Highest metric ever published. Default 95 (keeps a trickle to measure demand with).
+    pub max_metric: u8,
+    /// Intervals a lower value must be asked for before it is published. Default 3.
+    pub dwell: usize,
+    /// Period of Validity advertised. Default 30 s.
+    pub validity: Duration,
+    /// How long before expiry the validity is refreshed while overloaded. Default 5 s. If it
+    /// is not below `validity`, the refresh comes halfway through the validity.
+    pub refresh_before: Duration,
+    /// Sequence number allocation. Default a counter from 1.
+    pub sequence: SequenceMode,
+    /// Inclusion policy. Default [`InclusionPolicy::UntilCurrent`].
+    pub inclusion: InclusionPolicy,
+    /// Always set AOCI (node-scoped OCI), for a UP function with one PFCP entity per node or
+    /// one that measures load for the whole node. Default false.
+    pub node_scoped: bool,
+    /// Most peers tracked. Default 65536.
+    pub max_peers: usize,
+    /// How the metric is computed from the measurements. Default [`ControlLaw::Adaptive`].
+    pub law: ControlLaw,
+    /// Least relative change of the admitted share worth publishing, for the
+    /// [`ControlLaw::Adaptive`] and [`ControlLaw::Utilisation`] laws (default 0.02: a new metric
+    /// is published when the share of traffic the CP functions admit would change by 2 % or
+    /// more; see `docs/overload-control.md` for why this replaces fixed steps).
+    pub min_change: f64,
+}
+
+impl Default for ReporterConfig {
+    fn default() -> Self {
+        ReporterConfig {
+            interval: Duration::from_millis(100),
+            capacity: None,
+            target_utilisation: 0.97,
+            backlog_target: 0.0,
+            drain_intervals: 5.0,
+            feedback_delay: 1,
+            step: 5,
+            max_metric: 95,
+            dwell: 3,
+            validity: Duration::from_secs(30),
+            refresh_before: Duration::from_secs(5),
+            sequence: SequenceMode::Counter(1),
+            inclusion: InclusionPolicy::UntilCurrent,
+            node_scoped: false,
+            max_peers: 65_536,
+            law: ControlLaw::Adaptive,
+            min_change: 0.02,
+        }
+    }
+}
+
+impl ReporterConfig {
+    /// Check every field against its documented range. [`OverloadReporter::new`] takes any
+    /// value without panicking (a `max_metric` above 100 is capped, a zero step reads as 1, a
+    /// NaN share gives no reduction at all), so an application that builds the configuration
+    /// from operator input calls this first, to refuse what would not do what it says.
+    ///
+    /// [`OverloadReporter::new`]: super::OverloadReporter::new
+    pub fn validate(&self) -> Result<(), ReporterConfigError> {
+        use ReporterConfigError as E;
+        if self.interval.is_zero() {
+            return Err(E::ZeroInterval);
+        }
+        if let Some(c) = self.capacity {
+            if !(c.is_finite() && c > 0.0) {
+                return Err(E::Capacity(c));
+            }
+        }
+        let u = self.target_utilisation;
+        if !(u > 0.0 && u <= 1.0) {
+            return Err(E::TargetUtilisation(u));
+        }
+        if !(self.backlog_target.is_finite() && self.backlog_target >= 0.0) {
+            return Err(E::BacklogTarget(self.backlog_target));
+        }
+        if !(self.drain_intervals.is_finite() && self.drain_intervals >= 1.0) {
+            return Err(E::DrainIntervals(self.drain_intervals));
+        }
+        if self.step == 0 || self.step > 100 {
+            return Err(E::Step(self.step));
+        }
+        if self.max_metric > 100 {
+            return Err(E::MaxMetric(self.max_metric));
+        }
+        match Timer::from_duration(self.validity) {
+            Some(t) if !self.validity.is_zero() && t != Timer::INFINITE => {}
+            _ => return Err(E::Validity(self.validity)),
+        }
+        if !(self.min_change.is_finite() && (0.0..1.0).contains(&self.min_change)) {
+            return Err(E::MinChange(self.min_change));
+        }
+        Ok(())
+    }
+
+    /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: full
+    /// target utilisation, backlog drained over 5 intervals, 5-point steps, a dwell of 3):
+    /// for comparisons and for callers that relied on it.
+    pub fn feed_forward() -> Self {
+        ReporterConfig {
+            law: ControlLaw::FeedForward,
+            target_utilisation: 1.0,
+            drain_intervals: 5.0,
+            ..ReporterConfig::default()
+        }
+    }
+
+    /// With `interval` set (see the field).
+    #[must_use]
+    pub fn with_interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+    /// With `capacity` set (see the field).
+    #[must_use]
+    pub fn with_capacity(mut self, capacity: Option<f64>) -> Self {
+        self.capacity = capacity;
+        self
+    }
+    /// With `target_utilisation` set (see the field).
+    #[must_use]
+    pub fn with_target_utilisation(mut self, target_utilisation: f64) -> Self {
+        self.target_utilisation = target_utilisation;
+        self
+    }
+    /// With `backlog_target` set (see the field).
+    #[must_use]
+    pub fn with_backlog_target(mut self, backlog_target: f64) -> Self {
+        self.backlog_target = backlog_target;
+        self
+    }
+    /// With `drain_intervals` set (see the field).
+    #[must_use]
+    pub fn with_drain_intervals(mut self, drain_intervals: f64) -> Self {
+        self.drain_intervals = drain_intervals;
+        self
+    }
+    /// With `feedback_delay` set (see the field).
+    #[must_use]
+    pub fn with_feedback_delay(mut self, feedback_delay: usize) -> Self {
+        self.feedback_delay = feedback_delay;
+        self
+    }
+    /// With `step` set (see the field).
+    #[must_use]
+    pub fn with_step(mut self, step: u8) -> Self {
+        self.step = step;
+        self
+    }
+    /// With `max_metric` set (see the field).
+    #[must_use]
+    pub fn with_max_metric(mut self, max_metric: u8) -> Self {
+        self.max_metric = max_metric;
+        self
+    }
+    /// With `dwell` set (see the field).
+    #[must_use]
+    pub fn with_dwell(mut self, dwell: usize) -> Self {
+        self.dwell = dwell;
+        self
+    }
+    /// With `validity` set (see the field).
+    #[must_use]
+    pub fn with_validity(mut self, validity: Duration) -> Self {
+        self.validity = validity;
+        self
+    }
+    /// With `refresh_before` set (see the field).
+    #[must_use]
+    pub fn with_refresh_before(mut self, refresh_before: Duration) -> Self {
+        self.refresh_before = refresh_before;
+        self
+    }
+    /// With `sequence` set (see the field).
+    #[must_use]
+    pub fn with_sequence(mut self, sequence: SequenceMode) -> Self {
+        self.sequence = sequence;
+        self
+    }
+    /// With `inclusion` set (see the field).
+    #[must_use]
+    pub fn with_inclusion(mut self, inclusion: InclusionPolicy) -> Self {
+        self.inclusion = inclusion;
+        self
+    }
+    /// With `node_scoped` set (see the field).
+    #[must_use]
+    pub fn with_node_scoped(mut self, node_scoped: bool) -> Self {
+        self.node_scoped = node_scoped;
+        self
+    }
+    /// With `max_peers` set (see the field).
+    #[must_use]
+    pub fn with_max_peers(mut self, max_peers: usize) -> Self {
+        self.max_peers = max_peers;
+        self
+    }
+    /// With `law` set (see the field).
+    #[must_use]
+    pub fn with_law(mut self, law: ControlLaw) -> Self {
+        self.law = law;
+        self
+    }
+    /// With `min_change` set (see the field).
+    #[must_use]
+    pub fn with_min_change(mut self, min_change: f64) -> Self {
+        self.min_change = min_change;
+        self
+    }
+}
+
+/// Why a [`ReporterConfig`] was refused by [`ReporterConfig::validate`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum ReporterConfigError {
+    /// `interval` is zero.
+    ZeroInterval,
+    /// `capacity` is not a positive, finite number of requests per interval.
+    Capacity(f64),
+    /// `target_utilisation` is outside `(0, 1]`.
+    TargetUtilisation(f64),
+    /// `backlog_target` is negative or not finite.
+    BacklogTarget(f64),
+    /// `drain_intervals` is below 1 or not finite.
+    DrainIntervals(f64),
+    /// `step` is 0 or above 100 points.
+    Step(u8),
+    /// `max_metric` is above 100: receivers read such a metric as 0 (clause 8.2.34).
+    MaxMetric(u8),
+    /// `validity` is zero, or not encodable as a finite Timer (clause 8.2.35): the CP would
+    /// drop the OCI at once, or keep it for ever.
+    Validity(Duration),
+    /// `min_change` is outside `[0, 1)`.
+    MinChange(f64),
+}
+
+impl fmt::Display for ReporterConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ZeroInterval => write!(f, "interval must be longer than zero"),
+            Self::Capacity(c) => write!(f, "capacity must be a positive finite number, got {c}"),
+            Self::TargetUtilisation(u) => {
+                write!(f, "target_utilisation must be in (0, 1], got {u}")
+            }
+            Self::BacklogTarget(b) => {
+                write!(
+                    f,
+                    "backlog_target must be a finite number of requests >= 0, got {b}"
+                )
+            }
+            Self::DrainIntervals(d) => {
+                write!(f, "drain_intervals must be finite and >= 1, got {d}")
+            }
+            Self::Step(s) => write!(f, "step must be 1..=100 points, got {s}"),
+            Self::MaxMetric(m) => write!(f, "max_metric must be at most 100, got {m}"),
+            Self::Validity(v) => write!(
+                f,
+                "validity must be above zero and encodable as a finite Timer, got {v:?}"
+            ),
+            Self::MinChange(m) => write!(f, "min_change must be in [0, 1), got {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ReporterConfigError {}
