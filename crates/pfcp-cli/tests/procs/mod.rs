@@ -1,0 +1,108 @@
+//! The shipped tools as child processes: a `pfcp up` kept running (killed when dropped), a
+//! `pfcp` run to completion with a deadline, and the reading of their summaries.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A child process, killed when dropped.
+pub(crate) struct Killed(pub(crate) Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A running `pfcp up`: the process, its address, its stderr lines.
+pub(crate) struct Up {
+    pub(crate) _process: Killed,
+    pub(crate) addr: String,
+    /// Its stderr lines after the first (status lines; not every test reads them).
+    #[allow(dead_code)]
+    pub(crate) lines: mpsc::Receiver<String>,
+}
+
+/// Start `pfcp up --listen 127.0.0.1:0 ARGS` and wait for its first line (the address).
+pub(crate) fn start_up(args: &[&str]) -> Up {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
+        .args(["up", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let process = Killed(child);
+    let (tx, lines) = mpsc::channel();
+    // Keep reading even once nobody listens, so that the child never blocks on stderr.
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let first = lines
+        .recv_timeout(Duration::from_secs(10))
+        .expect("pfcp up printed nothing");
+    let addr = first
+        .split("listening on ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
+        .to_owned();
+    Up {
+        _process: process,
+        addr,
+        lines,
+    }
+}
+
+/// Run `pfcp ARGS` to completion (killed and failed after 60 s).
+pub(crate) fn pfcp(args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            panic!("pfcp {args:?} did not finish in 60 s");
+        }
+    }
+}
+
+/// The `--json` summary of a successful run (one JSON object on stdout).
+pub(crate) fn summary(out: &Output) -> Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pfcp failed: {stderr}");
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let mut lines = stdout.lines();
+    let json = lines
+        .next()
+        .unwrap_or_else(|| panic!("no JSON; stderr: {stderr}"));
+    assert_eq!(lines.next(), None, "one JSON object on stdout");
+    println!("{stderr}{json}");
+    serde_json::from_str(json).unwrap()
+}
+
+/// The number at `path` (a JSON pointer).
+pub(crate) fn n(v: &Value, path: &str) -> u64 {
+    v.pointer(path)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{path} missing in {v}"))
+}
