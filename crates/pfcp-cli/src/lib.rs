@@ -34,6 +34,7 @@ pub mod decoded;
 pub mod encode;
 pub mod hex;
 mod meter;
+mod pcap_out;
 pub mod render;
 pub mod sample;
 pub mod sim;
@@ -59,16 +60,33 @@ pub(crate) fn now() -> tokio::time::Instant {
     tokio::time::Instant::now()
 }
 
-/// The tools' only wall-clock read, once at start-up: this process's Recovery Time Stamp
-/// (seconds since 1900, clause 8.2.65; it wraps in 2036 as the field does).
+/// The tools' only wall-clock read, once: the time since the Unix epoch and the monotonic
+/// [`now`] at that moment, so that later wall times are `start + (now() - at)`.
+fn start() -> (std::time::Duration, tokio::time::Instant) {
+    static START: std::sync::OnceLock<(std::time::Duration, tokio::time::Instant)> =
+        std::sync::OnceLock::new();
+    *START.get_or_init(|| {
+        #[allow(clippy::disallowed_methods)] // The one wall-clock read (see above).
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        (unix, now())
+    })
+}
+
+/// The wall time now, since the Unix epoch (for capture timestamps), from [`start`] and the
+/// monotonic clock.
+pub(crate) fn wall_now() -> std::time::Duration {
+    let (unix, at) = start();
+    unix + now().saturating_duration_since(at)
+}
+
+/// This process's Recovery Time Stamp: its start time in seconds since 1900 (clause 8.2.65;
+/// it wraps in 2036 as the field does).
 pub(crate) fn start_time() -> pfcp_wire::ie::RecoveryTimeStamp {
     // Seconds from 1900-01-01 to 1970-01-01.
     const NTP_TO_UNIX: u64 = 2_208_988_800;
-    #[allow(clippy::disallowed_methods)] // The one wall-clock read (see above).
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    pfcp_wire::ie::RecoveryTimeStamp((unix + NTP_TO_UNIX) as u32)
+    pfcp_wire::ie::RecoveryTimeStamp((start().0.as_secs() + NTP_TO_UNIX) as u32)
 }
 
 /// The text of an I/O error without the "(os error N)" suffix, e.g. "No such file or

@@ -68,6 +68,11 @@ pub struct SimArgs {
     /// scrape endpoint on ADDR while the experiment runs.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<std::net::SocketAddr>,
+    /// Write every datagram of the real-time runs to FILE, a pcap that Wireshark dissects:
+    /// each function then binds port 8805 on its own loopback address (UP i of run r at
+    /// 127.1.r.i, CP i at 127.2.r.i).
+    #[arg(long, value_name = "FILE")]
+    pub pcap: Option<PathBuf>,
     /// Print the scenario (the default, or --scenario's) as TOML and exit.
     #[arg(long)]
     pub print_scenario: bool,
@@ -111,6 +116,9 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         return Ok(());
     }
     let classes = scenario.validate().map_err(|e| format!("scenario: {e}"))?;
+    if args.pcap.is_some() && args.engine == Engines::Virtual {
+        return Err("--pcap records the real-time runs: not with --engine virtual".into());
+    }
     // The exporter's listener runs on the runtime the real-time runs use.
     let runtime = crate::up::runtime()?;
     if args.metrics.is_some() {
@@ -180,14 +188,29 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
             Plan::Restart(_) => virtual_time.restart.push(r),
         }
     }
+    let mut captured = None;
     let real_time = if want_real {
+        let pcap = match &args.pcap {
+            Some(p) => Some(std::sync::Arc::new(crate::pcap_out::PcapOut::create(p)?)),
+            None => None,
+        };
         let mut runs = Vec::new();
         for (n, &(s, x)) in real_jobs.iter().enumerate() {
             bar.set_message(format!("real time: {} at {x}x", s.name()));
-            let r = runtime.block_on(realtime::run(&small, &small_classes, s, x, n as u32))?;
+            let r = runtime.block_on(realtime::run(
+                &small,
+                &small_classes,
+                s,
+                x,
+                n as u32,
+                pcap.as_ref(),
+            ))?;
             publish(&r, "real", "steady");
             runs.push(r);
             bar.inc(1);
+        }
+        if let (Some(out), Some(path)) = (&pcap, &args.pcap) {
+            captured = Some((path.clone(), out.finish()?));
         }
         Some(RealReport::new(small.clone(), runs, virtual_small))
     } else {
@@ -213,6 +236,12 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         plot::draw(&report, &svg_path)?;
     }
     print!("{}", report.render());
+    if let Some((path, n)) = captured {
+        println!(
+            "\ncapture: {} ({n} datagrams of the real-time runs; PFCP on port 8805)",
+            path.display()
+        );
+    }
     println!(
         "\nreport: {} and {} ({:.0} s)",
         json_path.display(),

@@ -68,6 +68,44 @@ pub struct EndpointConfig {
     pub socket: SocketConfig,
     /// Capacity of the channel of incoming requests to the application. Default 1024.
     pub incoming_capacity: usize,
+    /// Called with every datagram the socket received or sent, e.g. to write a capture.
+    /// Default none.
+    pub capture: Option<Capture>,
+}
+
+/// A datagram the endpoint's socket received or sent, for [`EndpointConfig::capture`].
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Captured<'a> {
+    /// Where it came from: the peer for a received datagram, the endpoint for a sent one.
+    pub from: SocketAddr,
+    /// Where it went.
+    pub to: SocketAddr,
+    /// The UDP payload.
+    pub bytes: &'a [u8],
+}
+
+/// The callback of [`EndpointConfig::capture`]. It runs in the endpoint task for every
+/// datagram, before a received one is handled and after a sent one left: keep it short (a
+/// buffered write), it delays everything else the endpoint does.
+#[derive(Clone)]
+pub struct Capture(Arc<dyn Fn(&Captured<'_>) + Send + Sync>);
+
+impl Capture {
+    /// A capture calling `f`.
+    pub fn new(f: impl Fn(&Captured<'_>) + Send + Sync + 'static) -> Self {
+        Capture(Arc::new(f))
+    }
+
+    pub(crate) fn record(&self, from: SocketAddr, to: SocketAddr, bytes: &[u8]) {
+        (self.0)(&Captured { from, to, bytes });
+    }
+}
+
+impl fmt::Debug for Capture {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Capture(..)")
+    }
 }
 
 impl EndpointConfig {
@@ -77,6 +115,7 @@ impl EndpointConfig {
             node: NodeConfig::new(local),
             socket: SocketConfig::default(),
             incoming_capacity: 1024,
+            capture: None,
         }
     }
 
@@ -91,6 +130,13 @@ impl EndpointConfig {
     #[must_use]
     pub fn with_socket(mut self, socket: SocketConfig) -> Self {
         self.socket = socket;
+        self
+    }
+
+    /// With every datagram received and sent passed to `capture` (see the field).
+    #[must_use]
+    pub fn with_capture(mut self, capture: Capture) -> Self {
+        self.capture = Some(capture);
         self
     }
 
@@ -323,7 +369,14 @@ impl Endpoint {
             socket,
             wake: wake_tx,
             drops,
-            state: std::sync::Mutex::new(Shell::new(node, handler, in_tx, ev_tx, weak.clone())),
+            state: std::sync::Mutex::new(Shell::new(
+                node,
+                handler,
+                in_tx,
+                ev_tx,
+                weak.clone(),
+                config.capture.map(|c| (c, local_addr)),
+            )),
         });
         tokio::spawn(driver::run(shared.clone(), alive_rx, wake_rx));
         info!(

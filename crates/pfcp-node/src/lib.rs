@@ -55,8 +55,8 @@ pub use admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
 pub use cp::{CpConfig, CpDecision, CpOverloadControl, Destination, RejectReason};
 #[cfg(feature = "tokio")]
 pub use endpoint::{
-    Channels, Endpoint, EndpointConfig, Error, HandlerReply, Incoming, RequestHandler, RequestView,
-    SocketBuffers, SocketConfig,
+    Capture, Captured, Channels, Endpoint, EndpointConfig, Error, HandlerReply, Incoming,
+    RequestHandler, RequestView, SocketBuffers, SocketConfig,
 };
 pub use guard::{GuardConfig, IngressGuard};
 pub use node::{

@@ -441,3 +441,37 @@ async fn handler_defers_to_the_channel_and_rejects() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[tokio::test]
+async fn the_capture_sees_every_datagram_sent_and_received() {
+    use std::sync::{Arc, Mutex};
+    type Seen = Arc<Mutex<Vec<(SocketAddr, SocketAddr, Vec<u8>)>>>;
+    let seen: Seen = Arc::default();
+    let capture = {
+        let seen = seen.clone();
+        pfcp_node::Capture::new(move |d| {
+            seen.lock().unwrap().push((d.from, d.to, d.bytes.to_vec()));
+        })
+    };
+    let (up, _up_ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
+    let (cp, _cp_ch) = Endpoint::bind(config(cp_node()).with_capture(capture), any_port())
+        .await
+        .unwrap();
+    cp.associate(up.local_addr()).await.unwrap();
+    cp.heartbeat(up.local_addr()).await.unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let (c, u) = (cp.local_addr(), up.local_addr());
+    let kinds: Vec<(SocketAddr, SocketAddr, MessageType)> = seen
+        .iter()
+        .map(|(f, t, b)| (*f, *t, Message::decode(b).unwrap().message_type()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (c, u, MessageType::ASSOCIATION_SETUP_REQUEST),
+            (u, c, MessageType::ASSOCIATION_SETUP_RESPONSE),
+            (c, u, MessageType::HEARTBEAT_REQUEST),
+            (u, c, MessageType::HEARTBEAT_RESPONSE),
+        ]
+    );
+}

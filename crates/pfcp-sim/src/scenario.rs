@@ -274,7 +274,7 @@ impl Scenario {
     /// The same scenario at the scale a real-time run on loopback can carry on a small
     /// machine, and both engines can run: at most 4 CP functions, the UP functions' capacities
     /// scaled to 800 requests/s in all (their proportions kept), loads 0.5x, 2x and 5x measured
-    /// for 4 s after 2 s, T1 500 ms with N1 2 (so that a run drains in 1.5 s), no step and no
+    /// for 4 s after 2 s (less if the scenario's sweep is shorter), T1 500 ms with N1 2 (so that a run drains in 1.5 s), no step and no
     /// restart, and only no control and this toolkit (where present).
     pub fn small(&self) -> Scenario {
         let total = self.capacity().max(1e-9);
@@ -297,10 +297,11 @@ impl Scenario {
             sessions_per_cp: self.sessions_per_cp.min(5000),
             t1_ms: 500,
             n1: 2,
+            // At most 2 s + 4 s, shorter if the scenario's own sweep is.
             sweep: SweepSpec {
                 loads: vec![0.5, 2.0, 5.0],
-                warmup_secs: 2.0,
-                measure_secs: 4.0,
+                warmup_secs: self.sweep.warmup_secs.min(2.0),
+                measure_secs: self.sweep.measure_secs.min(4.0),
             },
             step: None,
             restart: None,

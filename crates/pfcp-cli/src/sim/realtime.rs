@@ -3,12 +3,12 @@
 //! same node configurations ([`pfcp_sim::config`]), traffic driver and records as the
 //! virtual-time engine, so that the two can be compared run for run.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use pfcp_node::{
-    Endpoint, EndpointConfig, Error as NodeError, HandlerReply, PeerEvent, RequestError,
+    Capture, Endpoint, EndpointConfig, Error as NodeError, HandlerReply, PeerEvent, RequestError,
     RequestView,
 };
 use pfcp_sim::config::{cp_config, cp_node_id, node_id_ie, up_config, up_node_id, up_weight};
@@ -22,7 +22,8 @@ use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::Cause;
 use tokio::task::JoinHandle;
 
-use crate::{io_error_text, now};
+use crate::pcap_out::PcapOut;
+use crate::{io_error_text, now, wall_now};
 
 /// One CP function's traffic state, shared by its pacer and its requests in flight.
 #[derive(Debug)]
@@ -47,25 +48,46 @@ fn stamp(run: u32, i: usize) -> RecoveryTimeStamp {
     )
 }
 
+/// Where function `i` of `kind` (1: UP, 2: CP) binds in run `run_no`: with a capture, port
+/// 8805 (Wireshark dissects PFCP there) on its own loopback address `127.kind.run.(i + 1)`,
+/// fresh for every run; otherwise any port of 127.0.0.1.
+fn bind_addr(capturing: bool, kind: u8, run_no: u32, i: usize) -> SocketAddr {
+    match (u8::try_from(run_no), u8::try_from(i + 1)) {
+        (Ok(run), Ok(host)) if capturing => (Ipv4Addr::new(127, kind, run, host), 8805).into(),
+        _ => (Ipv4Addr::LOCALHOST, 0).into(),
+    }
+}
+
+/// A capture into `out`, timestamped with the wall clock.
+fn capture_to(out: &Arc<PcapOut>) -> Capture {
+    let out = out.clone();
+    Capture::new(move |d| out.record(wall_now(), d.from, d.to, d.bytes))
+}
+
 /// Run `strategy` at `load` (a multiple of the total capacity) on loopback: the warm-up, the
-/// measured window, and the drain of the requests still in flight.
+/// measured window, and the drain of the requests still in flight. With `pcap`, every
+/// datagram of the UP functions goes there (what they receive and send: all of the run's
+/// PFCP traffic).
 pub(super) async fn run(
     sc: &Scenario,
     classes: &[Class],
     strategy: Strategy,
     load: f64,
     run_no: u32,
+    pcap: Option<&Arc<PcapOut>>,
 ) -> Result<RunResult, String> {
-    let any: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
+    let capturing = pcap.is_some();
     let mut ups = Vec::new();
     for i in 0..sc.ups.len() {
+        let addr = bind_addr(capturing, 1, run_no, i);
         let node = up_config(sc, i, strategy, stamp(run_no, i)).ok_or("no such UP function")?;
         let local = node.local.clone();
-        let mut responder = Responder::new(
-            local.clone(),
-            node_id_ie(&up_node_id(i)),
-            Ipv4Addr::LOCALHOST.into(),
-        );
+        let fseid_ip = match addr.ip() {
+            IpAddr::V4(a) if !a.is_unspecified() => a,
+            _ => Ipv4Addr::LOCALHOST,
+        };
+        let mut responder =
+            Responder::new(local.clone(), node_id_ie(&up_node_id(i)), fseid_ip.into());
         // SEIDs from a counter: none is reused within a run.
         let handler =
             move |view: &RequestView<'_>| match responder.answer(view.request(), |_| false) {
@@ -73,8 +95,11 @@ pub(super) async fn run(
                 Ok(Answer::Reject(cause)) => HandlerReply::Reject(cause),
                 Err(_) => HandlerReply::Reject(Cause::SYSTEM_FAILURE),
             };
-        let config = EndpointConfig::new(local).with_node(node);
-        let (ep, channels) = Endpoint::bind_with_handler(config, any, handler)
+        let mut config = EndpointConfig::new(local).with_node(node);
+        if let Some(out) = pcap {
+            config = config.with_capture(capture_to(out));
+        }
+        let (ep, channels) = Endpoint::bind_with_handler(config, addr, handler)
             .await
             .map_err(|e| format!("cannot bind a UP endpoint: {}", io_error_text(&e)))?;
         ups.push((ep, channels));
@@ -89,7 +114,7 @@ pub(super) async fn run(
     for i in 0..sc.cps {
         let node = cp_config(sc, i, strategy, stamp(run_no, 100 + i));
         let config = EndpointConfig::new(node.local.clone()).with_node(node);
-        let (ep, channels) = Endpoint::bind(config, any)
+        let (ep, channels) = Endpoint::bind(config, bind_addr(capturing, 2, run_no, i))
             .await
             .map_err(|e| format!("cannot bind a CP endpoint: {}", io_error_text(&e)))?;
         for &u in &up_addrs {

@@ -15,6 +15,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, warn};
 
 use super::socket::DropCounter;
-use super::{now, Error, Incoming, RequestHandler};
+use super::{now, Capture, Error, Incoming, RequestHandler};
 use crate::node::{IncomingRequest, Node, RequestId, Response};
 use crate::peer::PeerEvent;
 use crate::xact::Transmit;
@@ -108,6 +109,8 @@ pub(super) struct Shell {
     closed: bool,
     /// A handle to the shared state for the [`Incoming`] requests this shell hands out.
     shared: Weak<Shared>,
+    /// The capture callback and the socket's own address, if capturing.
+    capture: Option<(Capture, SocketAddr)>,
 }
 
 impl Shell {
@@ -117,6 +120,7 @@ impl Shell {
         incoming: mpsc::Sender<Incoming>,
         events: mpsc::Sender<PeerEvent>,
         shared: Weak<Shared>,
+        capture: Option<(Capture, SocketAddr)>,
     ) -> Self {
         Shell {
             node,
@@ -128,7 +132,16 @@ impl Shell {
             armed: None,
             closed: false,
             shared,
+            capture,
         }
+    }
+
+    /// Hand a received datagram to the node (and the capture first).
+    fn receive(&mut self, from: SocketAddr, bytes: Bytes, now: Instant) {
+        if let Some((c, local)) = &self.capture {
+            c.record(from, *local, &bytes);
+        }
+        self.node.handle_datagram(from, bytes, now);
     }
 
     /// Drain the node in its documented order until it is quiet: transmits, then events
@@ -165,7 +178,11 @@ impl Shell {
                 return false;
             };
             match socket.try_send_to(&tx.bytes, tx.peer) {
-                Ok(_) => {}
+                Ok(_) => {
+                    if let Some((c, local)) = &self.capture {
+                        c.record(*local, tx.peer, &tx.bytes);
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.backlog.push_front(tx);
                     return true;
@@ -292,7 +309,7 @@ pub(super) async fn run(
             return;
         };
         match wake {
-            Wake::Datagram(Ok((n, from))) => st.node.handle_datagram(from, received(&buf, n), t),
+            Wake::Datagram(Ok((n, from))) => st.receive(from, received(&buf, n), t),
             Wake::Datagram(Err(e)) => warn!(error = %e, "recv_from failed"),
             Wake::HandlesGone => handles_open = false,
             Wake::Timer | Wake::Nudge => {}
@@ -305,7 +322,7 @@ pub(super) async fn run(
             let Ok((n, from)) = shared.socket.try_recv_from(&mut buf) else {
                 break;
             };
-            st.node.handle_datagram(from, received(&buf, n), t);
+            st.receive(from, received(&buf, n), t);
             st.pump(&shared.socket, t);
         }
         if st.node.poll_timeout().is_some_and(|d| d <= t) {
