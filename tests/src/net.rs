@@ -156,6 +156,24 @@ impl Net {
         LocalNode::cp(NodeKey::fqdn("smf1.example.net"), RecoveryTimeStamp(7))
     }
 
+    /// UP `i` restarts: a new node on the same address with a new Recovery Time Stamp
+    /// (`rts`) and nothing of its sessions or associations (TS 29.244 6.2.2: the CP detects
+    /// it from the Recovery Time Stamp).
+    pub fn restart_up(&mut self, i: usize, rts: u32) {
+        let key = up_key(i);
+        let name = format!("upf{}.example.net", i + 1);
+        let local = LocalNode::up(key, RecoveryTimeStamp(rts));
+        let heartbeat = None;
+        let node = Node::new(
+            NodeConfig::new(local.clone()).with_heartbeat_interval(heartbeat),
+            self.now,
+        )
+        .unwrap();
+        let up = &mut self.ups[i];
+        up.node = node;
+        up.responder = Responder::new(local, node_ie(&name), up_addr(i).ip());
+    }
+
     /// Associate the CP with every UP that is alive.
     pub fn associate_all(&mut self) {
         for i in 0..self.ups.len() {

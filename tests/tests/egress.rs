@@ -516,3 +516,50 @@ fn the_connection_counts_heartbeats_and_association_messages_as_management() {
     // One Association Setup Request and about ten Heartbeat Requests.
     assert!((9..=12).contains(&stats.sent_management), "{stats:?}");
 }
+
+#[test]
+fn session_report_responses_are_answers_counted_in_the_emr_and_never_throttled() {
+    // The UP reports 20 times a second on a connection whose Max EMR is 10/s: the CP's
+    // Session Report Responses alone take it to level 3, and every one of them is sent.
+    let mut net = Net::new(
+        cp_config(CpConfig::default().with_egress(Some(three_levels(10)))),
+        &[UpSpec::default()],
+    );
+    net.associate_all();
+    let mut reports = 0u64;
+    for k in 0..60u64 {
+        net.run_until(net.now + Duration::from_millis(50));
+        let h =
+            pfcp_wire::Header::new(pfcp_wire::MessageType::SESSION_REPORT_REQUEST).with_seid(k + 1);
+        // Report Type (39) USAR: the one mandatory IE (Table 7.5.8.1-1).
+        let ies = [0x00, 0x27, 0x00, 0x01, 0x02];
+        let to = pfcp_e2e::net::cp_addr();
+        net.ups[0]
+            .node
+            .send_request(to, h, &ies, &RequestProfile::default(), net.now)
+            .unwrap();
+        reports += 1;
+    }
+    net.after(Duration::from_millis(50));
+    let stats = *net
+        .cp
+        .cp()
+        .unwrap()
+        .egress_throttle(&up_key(0))
+        .unwrap()
+        .stats();
+    assert_eq!(net.cp_answered, reports);
+    assert_eq!(stats.sent_answers, reports, "{stats:?}");
+    assert_eq!(level(&net, 0), 3, "{stats:?}");
+    // Every report was answered: nothing outstanding or timed out at the UP.
+    let up = net.ups[0].node.transactions();
+    assert_eq!((up.outstanding(), up.stats().timeouts), (0, 0));
+    // A request of router priority 2 is refused at that level; the answers were not.
+    let id = net.establish(0, 1, &router(2));
+    net.after(Duration::from_millis(5));
+    let r = net.outcome(id).unwrap().as_ref().unwrap();
+    assert!(matches!(
+        r.origin,
+        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::Level(3)))
+    ));
+}
