@@ -96,7 +96,7 @@ mod sessions;
 mod summary;
 
 pub use args::{CpArgs, LossPacing, Select};
-pub use sessions::Tally;
+pub use sessions::{LabelTally, Tally};
 pub use summary::{ClassSummary, EgressSummary, Latency, Summary, UpSummary};
 
 use associations::{associate_all, probe, release_all};
@@ -152,6 +152,8 @@ struct Ctx {
     redirect: bool,
     modifications: u32,
     select: Select,
+    /// `--track-state`: count the requests by their classification (the C.2 adjustments).
+    classify: bool,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
@@ -267,6 +269,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         redirect,
         modifications: args.modifications,
         select: args.select,
+        classify: args.track_state,
     });
     let state = Arc::new(Mutex::new(State::new(
         args.sessions,

@@ -481,6 +481,7 @@ fn cp_egress_sets_route_groups_and_the_level_summary() {
         "3",
         "--mix",
         "arp2=50,arp12=50",
+        "--track-state",
         "--json",
     ]);
     let _ = std::fs::remove_file(&path);
@@ -518,4 +519,16 @@ fn cp_egress_sets_route_groups_and_the_level_summary() {
         shed.keys().all(|k| k.starts_with("egress level")),
         "{shed:?}"
     );
+    // --track-state: the modifications that follow an accepted establishment rank higher
+    // (C.2), and the summary counts them under that classification.
+    let labels = s
+        .pointer("/by_classification")
+        .and_then(Value::as_object)
+        .unwrap();
+    let follows: u64 = labels
+        .iter()
+        .filter(|(k, _)| k.contains("registered+follows_admitted"))
+        .map(|(_, v)| n(v, "/sent"))
+        .sum();
+    assert!(follows > 0, "{labels:?}");
 }

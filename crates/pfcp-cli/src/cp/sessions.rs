@@ -106,6 +106,20 @@ pub(super) struct State {
     pub(super) class_shed: Vec<BTreeMap<String, u64>>,
     /// Per UP function, the level of its egress connection sampled each second.
     pub(super) levels: Vec<Vec<u8>>,
+    /// With `--track-state`: per classification label (`p3 arp registered+follows_admitted`),
+    /// requests offered, sent and refused locally.
+    pub(super) by_label: BTreeMap<String, LabelTally>,
+}
+
+/// The requests of one classification label.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct LabelTally {
+    /// Offered.
+    pub offered: u64,
+    /// Sent to a UP function.
+    pub sent: u64,
+    /// Refused by the CP's overload control.
+    pub throttled: u64,
 }
 
 /// The label of a local refusal: `loss`, `egress level X` (the router's level that shed
@@ -160,6 +174,18 @@ impl State {
             shed_by_reason: BTreeMap::new(),
             class_shed: vec![BTreeMap::new(); classes],
             levels: vec![Vec::new(); ups],
+            by_label: BTreeMap::new(),
+        }
+    }
+
+    /// Count a request of classification `label` and its outcome.
+    pub(super) fn count_label(&mut self, label: String, result: &Result<Response, NodeError>) {
+        let t = self.by_label.entry(label).or_default();
+        t.offered += 1;
+        match result {
+            Ok(r) if r.is_local() => t.throttled += 1,
+            Ok(_) => t.sent += 1,
+            Err(_) => {}
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
-use super::sessions::{State, Tally};
+use super::sessions::{LabelTally, State, Tally};
 use super::{CpArgs, Ctx, LossPacing};
 use pfcp_sim::traffic::Step;
 
@@ -145,6 +145,9 @@ pub struct Summary {
     pub shed_by_reason: BTreeMap<String, u64>,
     /// The egress connections (UP functions with an egress configuration set).
     pub egress: Vec<EgressSummary>,
+    /// With `--track-state`: the requests by the classification the CP gave them (its rule,
+    /// priority and every C.2 adjustment that fired, TS 29.273 Annex C.2).
+    pub by_classification: BTreeMap<String, LabelTally>,
 }
 
 /// One priority class: its totals, and per request type.
@@ -240,6 +243,7 @@ impl Summary {
                 .collect(),
             shed_by_reason: st.shed_by_reason.clone(),
             egress,
+            by_classification: st.by_label.clone(),
         }
     }
 
@@ -341,6 +345,16 @@ impl Summary {
                 if !c.shed_by_reason.is_empty() {
                     let _ = writeln!(s, "    {name}: {}", by_reason(&c.shed_by_reason));
                 }
+            }
+        }
+        if !self.by_classification.is_empty() {
+            let _ = writeln!(s, "  by classification (C.2 adjustments):");
+            for (label, t) in &self.by_classification {
+                let _ = writeln!(
+                    s,
+                    "    {label:<48} offered {:>7} sent {:>7} throttled {:>7}",
+                    t.offered, t.sent, t.throttled
+                );
             }
         }
         for e in &self.egress {

@@ -19,7 +19,6 @@ use super::{
 };
 use crate::cp::{CpDecision, Destination, RejectReason};
 use crate::peer::{self, PeerEvent};
-use crate::session::Session;
 use crate::xact::TxId;
 
 impl Node {
@@ -379,30 +378,6 @@ impl Node {
                         .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
-        }
-    }
-
-    /// Keep the session table on an accepted response to this node's request.
-    fn record_sent_session(&mut self, o: &Outstanding, peer: SocketAddr, msg: &Message<'_>) {
-        match o.message_type {
-            MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                let (Some(ours), Ok(Some(theirs))) = (o.f_seid, msg.f_seid()) else {
-                    return;
-                };
-                let node = self.peers.get(&peer).and_then(|p| p.node.clone());
-                if !self
-                    .sessions
-                    .insert(Session::new(ours.seid, &theirs, peer, node))
-                {
-                    debug!(%peer, "session table full: session not tracked");
-                }
-            }
-            MessageType::SESSION_DELETION_REQUEST => {
-                if let Some(s) = o.seid {
-                    self.sessions.remove_by_remote(peer, s);
-                }
-            }
-            _ => {}
         }
     }
 

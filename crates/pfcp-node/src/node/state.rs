@@ -1,4 +1,6 @@
-//! The state behind the C.2 rules (TS 29.273 Annex C.2), kept by a CP node from what it sees
+//! What a node keeps of the accepted responses to its requests: the session table
+//! ([`crate::session`]: an establishment's sessions, a deletion's end) and, on a CP, the state
+//! behind the C.2 rules (TS 29.273 Annex C.2), kept from what it sees
 //! ([`NodeConfig::state_tracker`](super::NodeConfig::state_tracker)):
 //!
 //! | the node sees | tracker event | effect on later requests (C.2) |
@@ -18,9 +20,11 @@ use pfcp_overload::NodeKey;
 use pfcp_throttle::classify::Procedure;
 use pfcp_throttle::{Classification, RequestContext, StateTracker};
 use pfcp_wire::ie::{FSeid, IeIter, TypedIe};
-use pfcp_wire::{Header, MessageType};
+use pfcp_wire::{Header, Message, MessageType};
+use tracing::debug;
 
-use super::{Node, RequestProfile};
+use super::{Node, Outstanding, RequestProfile};
+use crate::session::Session;
 
 /// The C.2 state a CP node keeps: sessions by the node's own SEID (or
 /// [`RequestProfile::session`]), UEs by [`RequestProfile::ue`], peers by UP Node ID.
@@ -83,6 +87,35 @@ impl Node {
             .state
             .or(tracker.state(session.as_ref(), profile.ue.as_ref(), now));
         (ctx, session)
+    }
+
+    /// Keep the session table on an accepted response to this node's request.
+    pub(super) fn record_sent_session(
+        &mut self,
+        o: &Outstanding,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+    ) {
+        match o.message_type {
+            MessageType::SESSION_ESTABLISHMENT_REQUEST => {
+                let (Some(ours), Ok(Some(theirs))) = (o.f_seid, msg.f_seid()) else {
+                    return;
+                };
+                let node = self.peers.get(&peer).and_then(|p| p.node.clone());
+                if !self
+                    .sessions
+                    .insert(Session::new(ours.seid, &theirs, peer, node))
+                {
+                    debug!(%peer, "session table full: session not tracked");
+                }
+            }
+            MessageType::SESSION_DELETION_REQUEST => {
+                if let Some(s) = o.seid {
+                    self.sessions.remove_by_remote(peer, s);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// An accepted response to a request of `message_type` on the tracked `session` of
