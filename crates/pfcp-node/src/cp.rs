@@ -18,8 +18,9 @@
 //!   [`CpConfig::egress_sets`] (the router's "Egress Throttling Configuration Sets ...
 //!   assigned to Connections", with a per-peer Max EMR), or [`CpConfig::egress`] for the
 //!   others. The Loss and the egress throttle of a UP function decide together
-//!   ([`PeerThrottles`]: a request the egress throttle refuses after the Loss throttle let it
-//!   through counts as a Loss drop, so together they shed what the OCI asks and not more);
+//!   ([`PeerThrottles`](pfcp_throttle::PeerThrottles): a request the egress throttle
+//!   refuses after the Loss throttle let it through counts as a Loss drop, so together they
+//!   shed what the OCI asks and not more);
 //!   the egress rate counts every message sent on the connection
 //!   ([`CpOverloadControl::on_send`], [`CpOverloadControl::on_retransmit`]);
 //! * the [`Classifier`] (message priority from the request context), a [`LoadTable`] and an
@@ -42,8 +43,9 @@
 //!   [`Node`](crate::node::Node) does both.
 //! * A Session Establishment Request that may be redirected, with a route list, meets its
 //!   destination's egress throttle as a route candidate: a refusal is not counted as load
-//!   offered to that connection ([`PeerThrottles::admit_at`]), so diverted traffic does not
-//!   keep the preferred UP function congested (router, seed 003).
+//!   offered to that connection
+//!   ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)), so diverted
+//!   traffic does not keep the preferred UP function congested (router, seed 003).
 //! * A request the destination's throttles refuse is either **redirected** (only a Session
 //!   Establishment Request, only through [`CpOverloadControl::decide_redirectable`], and only
 //!   with a route list: the alternates are tried with their own throttles through
@@ -145,8 +147,8 @@ use pfcp_overload::{
 };
 use pfcp_throttle::{
     Classification, Classifier, ClassifierConfig, EgressConfig, EgressConfigError,
-    EgressConfigSets, EgressThrottle, LossConfig, LossThrottle, MessageKind, PeerThrottles,
-    Procedure, RequestContext, RouteList, ThrottleReason, Throttled,
+    EgressConfigSets, EgressThrottle, LossConfig, LossThrottle, MessageKind, Procedure,
+    RequestContext, RouteList, ThrottleReason, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessagePriority, MessageType};
 
@@ -245,25 +247,6 @@ impl CpOverloadControl {
     /// The egress throttle of UP function `node`, if it has one yet.
     pub fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
         self.throttles.egress_throttle(node)
-    }
-
-    /// The Loss and egress throttles of UP function `node` deciding together, if it has them
-    /// yet.
-    pub fn peer_throttles(&self, node: &NodeKey) -> Option<&PeerThrottles> {
-        self.throttles.peer(node)
-    }
-
-    /// The egress configuration sets and their assignment to UP functions
-    /// ([`CpConfig::egress_sets`], with [`CpConfig::egress`] as the default set).
-    pub fn egress_sets(&self) -> &EgressConfigSets<NodeKey> {
-        self.throttles.sets()
-    }
-
-    /// The egress configuration sets, to assign a set (or a per-peer Max EMR,
-    /// [`EgressConfigSets::assign_peer`]) to a UP function. A UP function whose egress
-    /// throttle exists already keeps its configuration until [`CpOverloadControl::reset_peer`].
-    pub fn egress_sets_mut(&mut self) -> &mut EgressConfigSets<NodeKey> {
-        self.throttles.sets_mut()
     }
 
     /// The classification of a request of `message_type` with `ctx` (its `procedure`
@@ -518,23 +501,6 @@ impl CpOverloadControl {
             }
         }
         chosen
-    }
-
-    /// A request admitted earlier was retransmitted towards `dest` (never re-decided): count
-    /// it in the egress rate as a [`MessageKind::Retransmission`] (router: the EMR is every
-    /// request and answer on the connection; retransmissions surge in overload).
-    pub fn on_retransmit(&mut self, dest: &Destination, now: Instant) {
-        self.throttles
-            .on_send(&dest.node, MessageKind::Retransmission, now);
-    }
-
-    /// A message sent to UP function `node` without a decision: an answer
-    /// ([`MessageKind::Answer`], e.g. a Session Report Response), a Heartbeat or Association
-    /// message ([`MessageKind::Management`]) or a retransmission. Counted in the egress rate of
-    /// its connection (router: "the egress Request rate + the egress Answer rate"), never
-    /// throttled.
-    pub fn on_send(&mut self, node: &NodeKey, kind: MessageKind, now: Instant) {
-        self.throttles.on_send(node, kind, now);
     }
 
     /// A request admitted by `decide` towards `dest` has ended (answered, timed out after the

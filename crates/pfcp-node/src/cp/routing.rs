@@ -9,9 +9,10 @@
 //! to the UP function (and PFCP entity) that holds the session.
 //!
 //! The alternates are asked as route candidates
-//! ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)): a refusal is not counted on their connections,
-//! and a forwarding attempt is counted only when the request is sent (router: the Maximum
-//! Per Message Forwarding Allowed; [`RouteList::route`](pfcp_throttle::RouteList::route)).
+//! ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)): a refusal is not
+//! counted on their connections, and a forwarding attempt is counted only when the request
+//! is sent (router: the Maximum Per Message Forwarding Allowed;
+//! [`RouteList::route`](pfcp_throttle::RouteList::route)).
 
 use std::time::Instant;
 

@@ -38,7 +38,7 @@ use pfcp_throttle::{
     Refusal, RequestClass, ThrottleReason,
 };
 
-use super::{CpConfig, Destination, LossMode, RejectReason};
+use super::{CpConfig, CpOverloadControl, Destination, LossMode, RejectReason};
 
 /// The throttles of one UP function and when they were last used (for the LRU bound).
 #[derive(Debug, Clone)]
@@ -238,6 +238,23 @@ impl Throttles {
         }
     }
 
+    /// The peer known as `from` (its address, before its association) is UP function `to`:
+    /// what its connection counted so far (the Association Setup Request) moves to `to`'s
+    /// throttles if `to` has none yet and its egress configuration is the same; otherwise it
+    /// is dropped.
+    pub(super) fn rekey(&mut self, from: &NodeKey, to: &NodeKey) {
+        if from == to {
+            return;
+        }
+        let Some(entry) = self.peers.remove(from) else {
+            return;
+        };
+        let same = entry.throttles.egress().map(|e| *e.config()) == self.sets.config_for(to);
+        if same && !self.peers.contains_key(to) {
+            self.peers.insert(to.clone(), entry);
+        }
+    }
+
     /// Drop every throttle of UP function `node` (it restarted or left).
     pub(super) fn forget(&mut self, node: &NodeKey) {
         self.peers.remove(node);
@@ -266,6 +283,54 @@ impl Throttles {
         }
         // An entity's expiry: the throttles of the UP functions are refreshed by the next
         // request to that entity (each request carries its own reduction).
+    }
+}
+
+/// The egress side of the pipeline: the throttles of each UP function, their configuration
+/// sets, and the messages its connection carries without a decision.
+impl CpOverloadControl {
+    /// The Loss and egress throttles of UP function `node` deciding together, if it has them
+    /// yet.
+    pub fn peer_throttles(&self, node: &NodeKey) -> Option<&PeerThrottles> {
+        self.throttles.peer(node)
+    }
+
+    /// The egress configuration sets and their assignment to UP functions
+    /// ([`CpConfig::egress_sets`], with [`CpConfig::egress`] as the default set).
+    pub fn egress_sets(&self) -> &EgressConfigSets<NodeKey> {
+        self.throttles.sets()
+    }
+
+    /// The egress configuration sets, to assign a set (or a per-peer Max EMR,
+    /// [`EgressConfigSets::assign_peer`]) to a UP function. A UP function whose egress
+    /// throttle exists already keeps its configuration until [`CpOverloadControl::reset_peer`].
+    pub fn egress_sets_mut(&mut self) -> &mut EgressConfigSets<NodeKey> {
+        self.throttles.sets_mut()
+    }
+
+    /// A request admitted earlier was retransmitted towards `dest` (never re-decided): count
+    /// it in the egress rate as a [`MessageKind::Retransmission`] (router: the EMR is every
+    /// request and answer on the connection; retransmissions surge in overload).
+    pub fn on_retransmit(&mut self, dest: &Destination, now: Instant) {
+        self.throttles
+            .on_send(&dest.node, MessageKind::Retransmission, now);
+    }
+
+    /// A message sent to UP function `node` without a decision: an answer
+    /// ([`MessageKind::Answer`], e.g. a Session Report Response), a Heartbeat or Association
+    /// message ([`MessageKind::Management`]) or a retransmission. Counted in the egress rate of
+    /// its connection (router: "the egress Request rate + the egress Answer rate"), never
+    /// throttled.
+    pub fn on_send(&mut self, node: &NodeKey, kind: MessageKind, now: Instant) {
+        self.throttles.on_send(node, kind, now);
+    }
+
+    /// The peer counted so far as `from` (its IP address, before its association told its
+    /// Node ID) is UP function `to`: its connection's counts move to `to` (when `to` has no
+    /// throttles yet and the same egress configuration), so the Association Setup Request
+    /// counts on the connection it was sent on.
+    pub fn rekey_peer(&mut self, from: &NodeKey, to: &NodeKey) {
+        self.throttles.rekey(from, to);
     }
 }
 

@@ -480,6 +480,10 @@ impl Node {
         match &e {
             PeerEvent::Associated { peer, node } => {
                 self.node_addrs.insert(node.clone(), *peer);
+                if let Some(cp) = self.cp.as_mut() {
+                    // Counted by address until the association named the UP function.
+                    cp.rekey_peer(&NodeKey::Ip(peer.ip()), node);
+                }
                 let features = self.peers.get(peer).and_then(|p| p.cp_features);
                 if let (Some(adm), Some(f)) = (self.admission.as_mut(), features) {
                     adm.set_peer_features(node.clone(), &f);

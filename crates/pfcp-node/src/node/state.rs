@@ -31,7 +31,8 @@ use crate::session::Session;
 pub type CpStateTracker = StateTracker<u64, u64, NodeKey>;
 
 impl Node {
-    /// The C.2 state tracker, if configured ([`NodeConfig::state_tracker`](super::NodeConfig::state_tracker)).
+    /// The C.2 state tracker, if configured
+    /// ([`NodeConfig::state_tracker`](super::NodeConfig::state_tracker)).
     pub fn state_tracker(&self) -> Option<&CpStateTracker> {
         self.tracker.as_ref()
     }
