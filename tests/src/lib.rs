@@ -5,6 +5,12 @@
 //! * `tests/node.rs`: the sans-IO `Node` of pfcp-node in virtual time, a CP and a UP back to
 //!   back: restarts, heartbeats, bursts, priorities, the shape of local answers.
 //!
-//! The library holds what those share (`publish = false`): [`pair`], two nodes back to back.
+//! * `tests/egress.rs`: a CP `Node`'s per-connection egress throttling (the signalling
+//!   router's PCEMT, seed 003) with the Loss throttle, the route list and the C.2 state,
+//!   one test per sentence of the router document, and the seed's two-route-group example.
+//!
+//! The library holds what those share (`publish = false`): [`pair`], two nodes back to back;
+//! [`net`], one CP and several UPs.
 
+pub mod net;
 pub mod pair;

@@ -80,7 +80,7 @@ use pfcp_node::cp::{CpConfig, Destination};
 use pfcp_node::{Endpoint, EndpointConfig, LocalNode, TransactionConfig};
 use pfcp_overload::NodeKey;
 use pfcp_throttle::routing::{RouteGroup, RouteList};
-use pfcp_throttle::LossConfig;
+use pfcp_throttle::{LossConfig, TrackerConfig};
 use tokio::sync::Semaphore;
 
 use crate::meter;
@@ -89,14 +89,15 @@ use crate::{io_error_text, now};
 
 mod args;
 mod associations;
+pub mod egress;
 mod pacing;
 mod progress;
 mod sessions;
 mod summary;
 
 pub use args::{CpArgs, LossPacing, Select};
-pub use sessions::Tally;
-pub use summary::{ClassSummary, Latency, Summary, UpSummary};
+pub use sessions::{LabelTally, Tally};
+pub use summary::{ClassSummary, EgressSummary, Latency, Summary, UpSummary};
 
 use associations::{associate_all, probe, release_all};
 use pacing::offer;
@@ -151,6 +152,8 @@ struct Ctx {
     redirect: bool,
     modifications: u32,
     select: Select,
+    /// `--track-state`: count the requests by their classification (the C.2 adjustments).
+    classify: bool,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
@@ -180,23 +183,45 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .with_max_outstanding(args.max_outstanding.max(65_536));
     let local = LocalNode::cp(node.clone(), recovery_time_stamp());
 
-    let routes = if args.redirect && args.ups.len() > 1 {
-        let nodes = probe(&local, &xact, listen, &args.ups, &node_ie).await?;
-        let groups = nodes
+    let plan = egress::Plan::of(args)?;
+    let redirect_list = args.redirect && args.ups.len() > 1;
+    // The Node IDs of the UP functions, for the route list and the egress sets (the CP's
+    // throttles are per UP function).
+    let probed = if redirect_list || plan.is_some() {
+        probe(&local, &xact, listen, &args.ups, &node_ie).await?
+    } else {
+        Vec::new()
+    };
+    let node_of = |a: &SocketAddr| {
+        args.ups
+            .iter()
+            .position(|u| u == a)
+            .and_then(|i| probed.get(i).cloned())
+    };
+    let mut cp = CpConfig::default();
+    let mut routes = None;
+    if let Some(p) = &plan {
+        cp = cp.with_egress_sets(p.sets(node_of)?);
+        routes = p.route_list(node_of)?;
+    }
+    if routes.is_none() && redirect_list {
+        let groups = probed
             .iter()
             .map(|n| RouteGroup::new().with_peer(Destination::node(n.clone()), 1))
             .collect();
-        let attempts = u32::try_from(nodes.len()).unwrap_or(u32::MAX);
-        Some(RouteList::new(groups, attempts).map_err(|e| format!("--redirect: {e}"))?)
-    } else {
-        None
-    };
+        let attempts = u32::try_from(probed.len()).unwrap_or(u32::MAX);
+        routes = Some(RouteList::new(groups, attempts).map_err(|e| format!("--redirect: {e}"))?);
+    }
     let loss = LossConfig::default()
         .with_never_throttle_exempt(args.never_throttle_exempt)
         .with_exact_window(args.loss_mode.is_exact());
     let mut config = EndpointConfig::new(local)
         .with_transactions(xact)
-        .with_cp(CpConfig::default().with_loss(loss));
+        .with_cp(cp.with_loss(loss));
+    if args.track_state {
+        config = config.with_state_tracker(TrackerConfig::default());
+    }
+    let redirect = args.redirect || plan.as_ref().is_some_and(egress::Plan::routes);
     if let Some(r) = routes {
         config = config.with_routes(r);
     }
@@ -241,9 +266,10 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         classes,
         node_ie,
         fseid_ip,
-        redirect: args.redirect,
+        redirect,
         modifications: args.modifications,
         select: args.select,
+        classify: args.track_state,
     });
     let state = Arc::new(Mutex::new(State::new(
         args.sessions,
@@ -268,6 +294,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     if drained.is_err() {
         eprintln!("pfcp cp: some transactions still outstanding after {limit:?}");
     }
+    let egress = summary::egress_rows(&ctx, &lock(&state));
     release_all(&ctx.endpoint, &ctx.node_ie, &args.ups).await;
 
     let st = lock(&state);
@@ -281,5 +308,6 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
                 .iter()
                 .any(|l| l.key() == "decision" && l.value() == "redirect")
         }),
+        egress,
     ))
 }

@@ -437,3 +437,98 @@ fn metrics_address_errors_are_one_line() {
         &format!("pfcp up: --metrics {addr}:"),
     );
 }
+
+#[test]
+fn cp_egress_sets_route_groups_and_the_level_summary() {
+    // The router's PCEMT through `pfcp cp`: UP1 has a small connection (Max EMR 100/s, one
+    // pair 60/55 %, level-only) and UP2 a large one; the route list prefers UP1. At level 1,
+    // UP1's connection refuses PFCP priorities 12..=15 (ARP 12): their establishments go to
+    // UP2 (the refused checks are not offered load on UP1), ARP 2 passes the level.
+    let up1 = start_up(&["--capacity", "5000", "--duration-secs", "30"]);
+    let up2 = start_up(&[
+        "--capacity",
+        "5000",
+        "--duration-secs",
+        "30",
+        "--node-id",
+        "upf2.example.net",
+    ]);
+    let path = std::env::temp_dir().join(format!("pfcp-egress-{}.toml", std::process::id()));
+    let text = format!(
+        "route_groups = [[\"{a}\"], [\"{b}\"]]\n\
+         [sets.small]\nmax_rate = 100\nlevels = \"60/55\"\nlevel_only = true\n\
+         [sets.big]\nmax_rate = 100000\n\
+         [[peer]]\nup = \"{a}\"\nset = \"small\"\n\
+         [[peer]]\nup = \"{b}\"\nset = \"big\"\n",
+        a = up1.addr,
+        b = up2.addr
+    );
+    std::fs::write(&path, text).unwrap();
+    let config = path.to_string_lossy().into_owned();
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up1.addr,
+        "--up",
+        &up2.addr,
+        "--select",
+        "round-robin",
+        "--egress-config",
+        &config,
+        "--rate",
+        "300",
+        "--duration-secs",
+        "3",
+        "--mix",
+        "arp2=50,arp12=50",
+        "--track-state",
+        "--json",
+    ]);
+    let _ = std::fs::remove_file(&path);
+    let s = summary(&out);
+    let egress = s.pointer("/egress").and_then(Value::as_array).unwrap();
+    let small = egress
+        .iter()
+        .find(|e| e["node_id"] == "upf1.example.net")
+        .unwrap_or_else(|| panic!("no egress row for UP1: {s}"));
+    assert_eq!(small["max_rate"], 100);
+    assert_eq!(small["hard_cap"], false);
+    let levels: Vec<u64> = small["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert!(
+        levels.contains(&1),
+        "UP1 at level 1 at some point: {levels:?}"
+    );
+    assert!(n(small, "/checks_refused") > 0, "{small}");
+    // ARP 12 establishments asked of UP1 went to UP2; ARP 2 was never refused.
+    assert!(
+        n(&s, "/by_class/arp12/by_request/establishment/redirected") > 0,
+        "{s}"
+    );
+    assert_eq!(n(&s, "/by_class/arp2/throttled"), 0, "{s}");
+    // Level-only: what was shed, was shed by a level (UP2's large set sheds nothing).
+    let shed = s
+        .pointer("/shed_by_reason")
+        .and_then(Value::as_object)
+        .unwrap();
+    assert!(
+        shed.keys().all(|k| k.starts_with("egress level")),
+        "{shed:?}"
+    );
+    // --track-state: the modifications that follow an accepted establishment rank higher
+    // (C.2), and the summary counts them under that classification.
+    let labels = s
+        .pointer("/by_classification")
+        .and_then(Value::as_object)
+        .unwrap();
+    let follows: u64 = labels
+        .iter()
+        .filter(|(k, _)| k.contains("registered+follows_admitted"))
+        .map(|(_, v)| n(v, "/sent"))
+        .sum();
+    assert!(follows > 0, "{labels:?}");
+}

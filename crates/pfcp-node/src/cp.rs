@@ -14,7 +14,15 @@
 //!   ([`LossThrottle::decide_at`]), so priority traffic is exempt while the UP function's other
 //!   traffic can make up the reduction (clause 6.2.4.5.1);
 //! * optionally one [`EgressThrottle`] per UP function (per PFCP association), for a peer
-//!   whose capacity is known up front ([`CpConfig::egress`]);
+//!   whose capacity is known up front: the configuration set assigned to it in
+//!   [`CpConfig::egress_sets`] (the router's "Egress Throttling Configuration Sets ...
+//!   assigned to Connections", with a per-peer Max EMR), or [`CpConfig::egress`] for the
+//!   others. The Loss and the egress throttle of a UP function decide together
+//!   ([`PeerThrottles`](pfcp_throttle::PeerThrottles): a request the egress throttle
+//!   refuses after the Loss throttle let it through counts as a Loss drop, so together they
+//!   shed what the OCI asks and not more);
+//!   the egress rate counts every message sent on the connection
+//!   ([`CpOverloadControl::on_send`], [`CpOverloadControl::on_retransmit`]);
 //! * the [`Classifier`] (message priority from the request context), a [`LoadTable`] and an
 //!   [`UpSelector`] for new sessions ([`CpOverloadControl::select_up`]), and optionally a
 //!   [`RouteList`] of alternate UP functions for redirection.
@@ -29,7 +37,15 @@
 //!   counted as an answer.
 //! * **Retransmissions never go through `decide`**: they must stay byte-identical and are not
 //!   new offered traffic (clause 6.4, digest 6.3); report them with
-//!   [`CpOverloadControl::on_retransmit`] so the egress rate stays right.
+//!   [`CpOverloadControl::on_retransmit`] so the egress rate stays right, and every other
+//!   message sent without a decision (answers to the UP function, the node's own Heartbeat
+//!   and Association messages) with [`CpOverloadControl::on_send`]. The
+//!   [`Node`](crate::node::Node) does both.
+//! * A Session Establishment Request that may be redirected, with a route list, meets its
+//!   destination's egress throttle as a route candidate: a refusal is not counted as load
+//!   offered to that connection
+//!   ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)), so diverted
+//!   traffic does not keep the preferred UP function congested (router, seed 003).
 //! * A request the destination's throttles refuse is either **redirected** (only a Session
 //!   Establishment Request, only through [`CpOverloadControl::decide_redirectable`], and only
 //!   with a route list: the alternates are tried with their own throttles through
@@ -130,8 +146,9 @@ use pfcp_overload::{
     OverloadConfig, OverloadEvent, OverloadTable, Scope, UpSelector,
 };
 use pfcp_throttle::{
-    Classifier, ClassifierConfig, EgressConfig, EgressConfigError, EgressThrottle, LossConfig,
-    LossThrottle, MessageKind, Procedure, RequestContext, RouteList, ThrottleReason, Throttled,
+    Classification, Classifier, ClassifierConfig, EgressConfig, EgressConfigError,
+    EgressConfigSets, EgressThrottle, LossConfig, LossThrottle, MessageKind, Procedure,
+    RequestContext, RouteList, ThrottleReason, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessagePriority, MessageType};
 
@@ -230,6 +247,17 @@ impl CpOverloadControl {
     /// The egress throttle of UP function `node`, if it has one yet.
     pub fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
         self.throttles.egress_throttle(node)
+    }
+
+    /// The classification of a request of `message_type` with `ctx` (its `procedure`
+    /// defaulting to the message type's), as [`CpOverloadControl::decide`] makes it: the
+    /// rule, the base priority and every C.2 adjustment that fired (TS 29.273 Annex C.2).
+    pub fn classify(&self, message_type: MessageType, ctx: &RequestContext<'_>) -> Classification {
+        let mut ctx = ctx.reborrow();
+        if ctx.procedure.is_none() {
+            ctx.procedure = Procedure::of(message_type);
+        }
+        self.classifier.classify(&ctx)
     }
 
     /// Process the OCI and LCI of a message from the UP function `from`: a response (51, 53,
@@ -368,17 +396,12 @@ impl CpOverloadControl {
         draw: u64,
     ) -> CpDecision {
         let procedure = Procedure::of(message_type);
-        let mut ctx = ctx.reborrow();
-        if ctx.procedure.is_none() {
-            ctx.procedure = procedure;
-        }
-        let class = self.classifier.classify(&ctx).class;
+        let classification = self.classify(message_type, ctx);
+        let class = classification.class;
         let priority = class.priority;
         if !message_type.is_request() || !procedure.is_some_and(Procedure::is_throttled) {
-            let kind = MessageKind::of(message_type);
-            if let Some(egress) = self.throttles.egress_entry(&dest.node, now) {
-                egress.on_send(kind, now);
-            }
+            self.throttles
+                .on_send(&dest.node, MessageKind::of(message_type), now);
             self.stats.bypassed += 1;
             metrics::counter!("pfcp_cp_decisions_total", "decision" => "bypass").increment(1);
             tracing::debug!(
@@ -392,7 +415,15 @@ impl CpOverloadControl {
                 dest: dest.clone(),
             };
         }
-        let reason = match self.throttles.admit(&self.overload, dest, class, now, draw) {
+        // A redirectable establishment with a route list: the destination is the first route
+        // candidate, and its egress refusal is not offered load (see the module docs).
+        let routed = allow_redirect
+            && message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST
+            && self.routes.is_some();
+        let admitted = self
+            .throttles
+            .admit(&self.overload, dest, class, routed, now, draw);
+        let reason = match admitted {
             Ok(()) => {
                 self.stats.sent += 1;
                 metrics::counter!("pfcp_cp_decisions_total", "decision" => "send").increment(1);
@@ -402,6 +433,7 @@ impl CpOverloadControl {
                     message_type = message_type.0,
                     priority = priority.value(),
                     exempt = class.exempt,
+                    class = %classification,
                     "cp: send"
                 );
                 return CpDecision::Send {
@@ -421,6 +453,7 @@ impl CpOverloadControl {
                     to = %to,
                     message_type = message_type.0,
                     priority = priority.value(),
+                    class = %classification,
                     "cp: redirected"
                 );
                 return CpDecision::Redirect { to, priority };
@@ -434,6 +467,7 @@ impl CpOverloadControl {
             message_type = message_type.0,
             priority = priority.value(),
             exempt = class.exempt,
+            class = %classification,
             reason = ?reason,
             "cp: rejected locally (cause 74)"
         );
@@ -467,14 +501,6 @@ impl CpOverloadControl {
             }
         }
         chosen
-    }
-
-    /// A request admitted earlier was retransmitted towards `dest` (never re-decided): count
-    /// it in the egress rate.
-    pub fn on_retransmit(&mut self, dest: &Destination, now: Instant) {
-        if let Some(egress) = self.throttles.egress_entry(&dest.node, now) {
-            egress.on_send(MessageKind::Request, now);
-        }
     }
 
     /// A request admitted by `decide` towards `dest` has ended (answered, timed out after the

@@ -147,6 +147,14 @@ impl EndpointConfig {
         self
     }
 
+    /// With the C.2 state tracker of a CP (TS 29.273 Annex C.2; see
+    /// [`NodeConfig::state_tracker`]).
+    #[must_use]
+    pub fn with_state_tracker(mut self, t: pfcp_throttle::TrackerConfig) -> Self {
+        self.node = self.node.with_state_tracker(t);
+        self
+    }
+
     /// With a route list of alternate UP functions (CP side, used with
     /// [`RequestProfile::redirectable`]).
     #[must_use]

@@ -132,10 +132,13 @@ use crate::xact::{Event, Transactions, Transmit, TxId};
 
 mod answer;
 mod config;
+mod egress;
 mod inbound;
 mod outbound;
+mod state;
 mod types;
 pub use config::{NodeConfig, NodeConfigError, PriorityPolicy};
+pub use state::CpStateTracker;
 pub use types::{
     IncomingRequest, NodeEvent, NodeStats, RequestError, RequestId, RequestProfile, RequestRef,
     Response, ResponseOrigin,
@@ -171,6 +174,8 @@ struct Outstanding {
     /// This node's F-SEID in a Session Establishment Request (the session recorded when the
     /// response accepts it).
     f_seid: Option<FSeid>,
+    /// The session's key and UE in the C.2 state tracker, if it has one.
+    tracked: Option<(u64, Option<u64>)>,
 }
 
 /// An association this node set up and keeps up.
@@ -198,6 +203,7 @@ pub struct Node {
     sessions: Sessions,
     report_egress: Option<EgressConfig>,
     report_throttles: HashMap<SocketAddr, EgressThrottle>,
+    tracker: Option<CpStateTracker>,
     outstanding: TxMap<Outstanding>,
     /// The node's own heartbeat in flight per peer (one at a time).
     heartbeats: HashMap<SocketAddr, TxId, foldhash::fast::RandomState>,
@@ -238,6 +244,11 @@ impl Node {
             Some(a) => Some(UpAdmission::new(a, now)?),
             None => None,
         };
+        // The C.2 state serves the CP's classification only.
+        let tracker = config
+            .state_tracker
+            .filter(|_| config.cp.is_some())
+            .map(CpStateTracker::new);
         let cp = match config.cp {
             Some(c) => {
                 let mut cp = CpOverloadControl::new(c)?;
@@ -268,6 +279,7 @@ impl Node {
             sessions: Sessions::new(config.max_sessions),
             report_egress: config.report_egress,
             report_throttles: HashMap::new(),
+            tracker,
             outstanding: TxMap::default(),
             heartbeats: HashMap::default(),
             node_addrs: HashMap::new(),
@@ -480,6 +492,12 @@ impl Node {
                     transmissions,
                 } => self.on_malformed_response(id, peer, error, transmissions, now),
                 Event::Malformed { peer, error } => self.on_malformed(peer, &error, now),
+                Event::Retransmitted { id, peer } => self.on_retransmitted(id, peer, now),
+                Event::DuplicateRequest {
+                    peer,
+                    replayed: true,
+                    ..
+                } => self.count_egress(peer, pfcp_throttle::MessageKind::Answer, now),
                 other => tracing::trace!(event = ?other, "transaction event"),
             }
         }

@@ -412,6 +412,8 @@ impl Transactions {
                     bytes: o.bytes.clone(),
                 });
                 self.stats.retransmissions += 1;
+                self.events
+                    .push_back(Event::Retransmitted { id, peer: o.peer });
                 trace!(peer = %o.peer, sequence = %o.sequence, %id, n = o.transmissions, "retransmission");
             } else if let Some(o) = self.remove_outgoing(id) {
                 self.stats.timeouts += 1;

@@ -131,6 +131,36 @@ impl PeerThrottles {
         self.loss_then(loss, class, now, true)
     }
 
+    /// [`PeerThrottles::decide`] with the reduction this request meets
+    /// ([`LossThrottle::decide_at`]), and the caller's `draw` for the random mode (Annex A.1;
+    /// `None`: the configured deterministic mode). For one Loss throttle that ranks the requests
+    /// of several scopes together, each request carrying its own reduction: a PFCP UP
+    /// function's PFCP entities and the node itself (TS 29.244 6.2.4.3.1, 6.2.4.4).
+    pub fn decide_at(
+        &mut self,
+        class: RequestClass,
+        reduction: u8,
+        draw: Option<u32>,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        let loss = self.loss_decision_at(class, reduction, draw);
+        self.loss_then(loss, class, now, false)
+    }
+
+    /// [`PeerThrottles::admit`] with the request's reduction and optional draw, as
+    /// [`PeerThrottles::decide_at`]: the peer as a route candidate, an egress refusal not
+    /// counted on the connection.
+    pub fn admit_at(
+        &mut self,
+        class: RequestClass,
+        reduction: u8,
+        draw: Option<u32>,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        let loss = self.loss_decision_at(class, reduction, draw);
+        self.loss_then(loss, class, now, true)
+    }
+
     /// Another message sent to the peer without a decision (an answer, a retransmission, a
     /// management message): counted on the connection ([`EgressThrottle::on_send`]).
     pub fn on_send(&mut self, kind: MessageKind, now: Instant) {
@@ -151,6 +181,18 @@ impl PeerThrottles {
         match draw {
             None => self.loss.decide(class),
             Some(d) => self.loss.decide_with_draw(class, d),
+        }
+    }
+
+    fn loss_decision_at(
+        &mut self,
+        class: RequestClass,
+        reduction: u8,
+        draw: Option<u32>,
+    ) -> Decision {
+        match draw {
+            None => self.loss.decide_at(class, reduction),
+            Some(d) => self.loss.decide_with_draw_at(class, d, reduction),
         }
     }
 

@@ -5,6 +5,7 @@
 //! treat priorities (clause 6.2.4.5.1); the module docs of [`crate::cp`] explain each.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 
@@ -59,6 +60,32 @@ pub struct CpArgs {
     /// but blind to priority (the two exclude each other).
     #[arg(long, value_enum, default_value_t = LossPacing::Priority, value_name = "MODE")]
     pub loss_mode: LossPacing,
+    /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
+    /// for every --up with this Max EMR (messages/s counting requests, answers,
+    /// retransmissions, Heartbeat and Association messages).
+    #[arg(long, value_name = "PER_SEC")]
+    pub egress_max_rate: Option<u32>,
+    /// The throttle/abatement threshold pairs of --egress-max-rate, TT/AT in percent of the
+    /// Max EMR (1 to 3 pairs, levels 1 to 3).
+    #[arg(long, default_value = "60/55,80/75,100/90", value_name = "PAIRS")]
+    pub egress_levels: String,
+    /// Level-only mode for --egress-max-rate: the congestion levels alone shed (no hard cap
+    /// at the Max EMR).
+    #[arg(long)]
+    pub egress_level_only: bool,
+    /// A TOML file of egress configuration sets, their assignment per --up (own Max EMR, or
+    /// capacity / connections) and route groups (see `pfcp_cli::cp::egress`).
+    #[arg(long, value_name = "FILE")]
+    pub egress_config: Option<PathBuf>,
+    /// A route group of --up addresses, ADDR,ADDR,... (repeat, in preference order): a
+    /// Session Establishment Request the asked UP function's throttles refuse goes to the
+    /// next eligible peer of the groups (Alternate Routing Across Route Groups).
+    #[arg(long, value_name = "ADDRS")]
+    pub route_group: Vec<String>,
+    /// Keep the C.2 state (TS 29.273 Annex C.2) from what the CP sees: follow-ups of an
+    /// admitted establishment rank higher, re-establishments after a UP restart lower.
+    #[arg(long)]
+    pub track_state: bool,
     /// Most requests waiting for their response; an offer beyond is skipped and counted.
     #[arg(long, default_value_t = 1024, value_name = "N")]
     pub max_outstanding: usize,

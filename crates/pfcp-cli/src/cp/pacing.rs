@@ -80,8 +80,20 @@ async fn transact(
 ) {
     let started = now();
     let s = &work.session;
+    let mut label = None;
     let result = match build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip) {
         Ok((header, ies)) => {
+            if ctx.classify {
+                // The label the CP's overload control gives it (TS 29.273 C.2: every
+                // adjustment that fired), from the node's tracked state now.
+                let at = started.into_std();
+                label = ctx
+                    .endpoint
+                    .inspect(|n| n.classify(work.addr, &header, &ies, &work.profile, at))
+                    .ok()
+                    .flatten()
+                    .map(|c| c.to_string());
+            }
             ctx.endpoint
                 .request_with(work.addr, header, ies, work.profile.clone())
                 .await
@@ -89,5 +101,9 @@ async fn transact(
         Err(e) => Err(NodeError::Request(RequestError::Encode(e))),
     };
     let latency = now().duration_since(started);
-    lock(&state).settle(&ctx, &work, result, latency);
+    let mut st = lock(&state);
+    if let Some(label) = label {
+        st.count_label(label, &result);
+    }
+    st.settle(&ctx, &work, result, latency);
 }

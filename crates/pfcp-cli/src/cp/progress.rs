@@ -25,8 +25,25 @@ pub(super) async fn report_progress(
     let mut last = Tally::default();
     loop {
         ticks.tick().await;
+        // The level of each UP function's egress connection (the router's congestion level).
+        let levels: Vec<Option<u8>> = ctx
+            .endpoint
+            .inspect(|n| {
+                ctx.ups
+                    .iter()
+                    .map(|u| {
+                        n.cp()
+                            .and_then(|c| c.egress_throttle(&u.node))
+                            .map(|e| e.level())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         let (t, outstanding, per_up) = {
-            let st = lock(&state);
+            let mut st = lock(&state);
+            for (trace, l) in st.levels.iter_mut().zip(&levels) {
+                trace.push(l.unwrap_or(0));
+            }
             (st.total, st.outstanding, st.per_up.clone())
         };
         let mut line = format!(
@@ -47,6 +64,15 @@ pub(super) async fn report_progress(
                 Some(m) => write!(line, " {} {m}%", up.node),
                 None => write!(line, " {} -", up.node),
             };
+        }
+        if levels.iter().any(Option::is_some) {
+            line.push_str(" | level");
+            for l in &levels {
+                let _ = match l {
+                    Some(l) => write!(line, " {l}"),
+                    None => write!(line, " -"),
+                };
+            }
         }
         eprintln!("{line}");
         last = t;

@@ -100,6 +100,49 @@ pub(super) struct State {
     pub(super) per_up: Vec<UpTally>,
     pub(super) outstanding: u64,
     pub(super) stopping: bool,
+    /// Requests refused locally, by the throttle and reason ([`shed_reason`]).
+    pub(super) shed_by_reason: BTreeMap<String, u64>,
+    /// The same per class.
+    pub(super) class_shed: Vec<BTreeMap<String, u64>>,
+    /// Per UP function, the level of its egress connection sampled each second.
+    pub(super) levels: Vec<Vec<u8>>,
+    /// With `--track-state`: per classification label (`p3 arp registered+follows_admitted`),
+    /// requests offered, sent and refused locally.
+    pub(super) by_label: BTreeMap<String, LabelTally>,
+}
+
+/// The requests of one classification label.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct LabelTally {
+    /// Offered.
+    pub offered: u64,
+    /// Sent to a UP function.
+    pub sent: u64,
+    /// Refused by the CP's overload control.
+    pub throttled: u64,
+}
+
+/// The label of a local refusal: `loss`, `egress level X` (the router's level that shed
+/// it), `egress rate` (the cap at the Max EMR), `egress pending`, or another reason.
+pub(super) fn shed_reason(origin: &ResponseOrigin) -> String {
+    use pfcp_node::RejectReason;
+    use pfcp_throttle::ThrottleReason;
+    match origin {
+        ResponseOrigin::Throttled(RejectReason::Loss(_)) => "loss".into(),
+        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::Level(x))) => {
+            format!("egress level {x}")
+        }
+        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::RateLimit)) => {
+            "egress rate".into()
+        }
+        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::PendingLimit)) => {
+            "egress pending".into()
+        }
+        ResponseOrigin::Throttled(RejectReason::NoAlternateAddress) => {
+            "no alternate address".into()
+        }
+        _ => "other".into(),
+    }
 }
 
 /// Most latency samples kept (40 MB).
@@ -128,6 +171,21 @@ impl State {
             per_up: vec![UpTally::default(); ups],
             outstanding: 0,
             stopping: false,
+            shed_by_reason: BTreeMap::new(),
+            class_shed: vec![BTreeMap::new(); classes],
+            levels: vec![Vec::new(); ups],
+            by_label: BTreeMap::new(),
+        }
+    }
+
+    /// Count a request of classification `label` and its outcome.
+    pub(super) fn count_label(&mut self, label: String, result: &Result<Response, NodeError>) {
+        let t = self.by_label.entry(label).or_default();
+        t.offered += 1;
+        match result {
+            Ok(r) if r.is_local() => t.throttled += 1,
+            Ok(_) => t.sent += 1,
+            Err(_) => {}
         }
     }
 
@@ -232,6 +290,11 @@ impl State {
             }
             Ok(r) if r.is_local() => {
                 outcome = "throttled";
+                let reason = shed_reason(&r.origin);
+                if let Some(m) = self.class_shed.get_mut(class) {
+                    *m.entry(reason.clone()).or_insert(0) += 1;
+                }
+                *self.shed_by_reason.entry(reason).or_insert(0) += 1;
                 self.record(class, step, |t| t.throttled += 1)
             }
             Ok(r) => match Message::decode(&r.bytes) {

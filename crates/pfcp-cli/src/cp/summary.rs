@@ -9,7 +9,7 @@ use std::time::Duration;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
-use super::sessions::{State, Tally};
+use super::sessions::{LabelTally, State, Tally};
 use super::{CpArgs, Ctx, LossPacing};
 use pfcp_sim::traffic::Step;
 
@@ -64,6 +64,41 @@ pub struct UpSummary {
     pub last_oci_percent: Option<u8>,
 }
 
+/// The egress connection to one UP function (the signalling router's PCEMT): its level over
+/// time and what it carried and shed.
+#[derive(Debug, Clone, Serialize)]
+pub struct EgressSummary {
+    /// The UP function's Node ID.
+    pub node_id: String,
+    /// Its Max EMR (messages per second).
+    pub max_rate: u32,
+    /// Whether the cap at the Max EMR is on (off: level-only mode).
+    pub hard_cap: bool,
+    /// Its level, sampled each second of the run.
+    pub levels: Vec<u8>,
+    /// Seconds spent at level 0, 1, 2, 3 (of the samples).
+    pub seconds_at_level: [u64; 4],
+    /// Every message counted in its rate: requests offered, answers, retransmissions,
+    /// Heartbeat and Association messages.
+    pub counted: u64,
+    /// Requests sent (first transmissions).
+    pub sent_requests: u64,
+    /// Answers sent (never throttled).
+    pub sent_answers: u64,
+    /// Retransmissions sent.
+    pub sent_retransmissions: u64,
+    /// Heartbeat and Association messages sent.
+    pub sent_management: u64,
+    /// Requests shed by the level / by the cap / by the pending limit.
+    pub throttled_level: u64,
+    /// Requests shed by the cap.
+    pub throttled_rate: u64,
+    /// Requests shed by the pending limit.
+    pub throttled_pending: u64,
+    /// Route-candidate checks refused (not counted as offered load).
+    pub checks_refused: u64,
+}
+
 /// The final summary of `pfcp cp` (its `--json` form).
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -105,6 +140,14 @@ pub struct Summary {
     pub sessions_deleted: u64,
     /// Per UP function.
     pub ups: Vec<UpSummary>,
+    /// Requests refused locally, by throttle and reason: `loss`, `egress level X` (what each
+    /// level shed), `egress rate`, `egress pending`.
+    pub shed_by_reason: BTreeMap<String, u64>,
+    /// The egress connections (UP functions with an egress configuration set).
+    pub egress: Vec<EgressSummary>,
+    /// With `--track-state`: the requests by the classification the CP gave them (its rule,
+    /// priority and every C.2 adjustment that fired, TS 29.273 Annex C.2).
+    pub by_classification: BTreeMap<String, LabelTally>,
 }
 
 /// One priority class: its totals, and per request type.
@@ -116,6 +159,8 @@ pub struct ClassSummary {
     /// Per request type: establishment, modification, deletion.
     #[serde(serialize_with = "as_map")]
     pub by_request: Vec<(String, Tally)>,
+    /// Its requests refused locally, by throttle and reason.
+    pub shed_by_reason: BTreeMap<String, u64>,
 }
 
 /// Rows as one JSON object, in order.
@@ -142,6 +187,7 @@ impl Summary {
         st: &State,
         offered_for: Duration,
         redirects: u64,
+        egress: Vec<EgressSummary>,
     ) -> Self {
         let secs = offered_for.as_secs_f64();
         Summary {
@@ -169,10 +215,12 @@ impl Summary {
                 .classes
                 .iter()
                 .zip(st.by_class.iter().zip(&st.by_class_step))
-                .map(|(c, (total, steps))| {
+                .zip(&st.class_shed)
+                .map(|((c, (total, steps)), shed)| {
                     let row = ClassSummary {
                         total: *total,
                         by_request: step_rows(steps),
+                        shed_by_reason: shed.clone(),
                     };
                     (c.name.clone(), row)
                 })
@@ -193,6 +241,9 @@ impl Summary {
                     last_oci_percent: t.last_oci,
                 })
                 .collect(),
+            shed_by_reason: st.shed_by_reason.clone(),
+            egress,
+            by_classification: st.by_label.clone(),
         }
     }
 
@@ -288,6 +339,51 @@ impl Summary {
             self.skipped_no_session,
             self.redirect_decisions
         );
+        if !self.shed_by_reason.is_empty() {
+            let _ = writeln!(s, "  shed by: {}", by_reason(&self.shed_by_reason));
+            for (name, c) in &self.by_class {
+                if !c.shed_by_reason.is_empty() {
+                    let _ = writeln!(s, "    {name}: {}", by_reason(&c.shed_by_reason));
+                }
+            }
+        }
+        if !self.by_classification.is_empty() {
+            let _ = writeln!(s, "  by classification (C.2 adjustments):");
+            for (label, t) in &self.by_classification {
+                let _ = writeln!(
+                    s,
+                    "    {label:<48} offered {:>7} sent {:>7} throttled {:>7}",
+                    t.offered, t.sent, t.throttled
+                );
+            }
+        }
+        for e in &self.egress {
+            let levels: String = e
+                .levels
+                .iter()
+                .map(|l| char::from(b'0' + l.min(&9)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  egress to {} (Max EMR {}/s{}): level over time [{}], seconds at level 0-3 {:?}; \
+                 counted {} (requests {}, answers {}, retransmissions {}, management {}); shed by \
+                 level {}, by the cap {}, pending {}; route checks refused {}",
+                e.node_id,
+                e.max_rate,
+                if e.hard_cap { "" } else { ", level-only" },
+                levels,
+                e.seconds_at_level,
+                e.counted,
+                e.sent_requests,
+                e.sent_answers,
+                e.sent_retransmissions,
+                e.sent_management,
+                e.throttled_level,
+                e.throttled_rate,
+                e.throttled_pending,
+                e.checks_refused
+            );
+        }
         for u in &self.ups {
             let _ = writeln!(
                 s,
@@ -303,6 +399,52 @@ impl Summary {
         }
         s
     }
+}
+
+/// `reason: n, ...`.
+fn by_reason(m: &BTreeMap<String, u64>) -> String {
+    m.iter()
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The egress connections' rows, read from the endpoint's node (before the associations are
+/// released: a release drops the UP function's throttles).
+pub(super) fn egress_rows(ctx: &Ctx, st: &State) -> Vec<EgressSummary> {
+    let rows = ctx.endpoint.inspect(|n| {
+        ctx.ups
+            .iter()
+            .zip(&st.levels)
+            .filter_map(|(u, levels)| {
+                let e = n.cp()?.egress_throttle(&u.node)?;
+                let s = e.stats();
+                let mut at = [0u64; 4];
+                for l in levels {
+                    if let Some(n) = at.get_mut(usize::from(*l)) {
+                        *n += 1;
+                    }
+                }
+                Some(EgressSummary {
+                    node_id: u.node.to_string(),
+                    max_rate: e.config().max_rate,
+                    hard_cap: e.config().hard_cap,
+                    levels: levels.clone(),
+                    seconds_at_level: at,
+                    counted: s.counted(),
+                    sent_requests: s.sent_requests,
+                    sent_answers: s.sent_answers,
+                    sent_retransmissions: s.sent_retransmissions,
+                    sent_management: s.sent_management,
+                    throttled_level: s.throttled_level,
+                    throttled_rate: s.throttled_rate,
+                    throttled_pending: s.throttled_pending,
+                    checks_refused: s.checks_refused,
+                })
+            })
+            .collect()
+    });
+    rows.unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -7,6 +7,12 @@
 //!
 //! Only a Session Establishment Request can move: a request on an existing session belongs
 //! to the UP function (and PFCP entity) that holds the session.
+//!
+//! The alternates are asked as route candidates
+//! ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)): a refusal is not
+//! counted on their connections, and a forwarding attempt is counted only when the request
+//! is sent (router: the Maximum Per Message Forwarding Allowed;
+//! [`RouteList::route`](pfcp_throttle::RouteList::route)).
 
 use std::time::Instant;
 
@@ -43,7 +49,7 @@ impl CpOverloadControl {
             k += 1;
             alt.node != dest.node
                 && throttles
-                    .admit(overload, alt, class, now, mix(draw, k))
+                    .admit(overload, alt, class, true, now, mix(draw, k))
                     .is_ok()
         });
         if let Some((g, i, w)) = skipped {

@@ -1,6 +1,13 @@
-//! The per-UP-function throttles of the CP pipeline: one [`LossThrottle`] and optionally one
-//! [`EgressThrottle`] per UP function, each created on first use and bounded by
-//! [`CpConfig::max_destinations`] (least recently used dropped first).
+//! The per-UP-function throttles of the CP pipeline: one [`PeerThrottles`] per UP function
+//! (its [`LossThrottle`] and, if its connection has an egress configuration set, its
+//! [`EgressThrottle`]), created on first use and bounded by [`CpConfig::max_destinations`]
+//! (least recently used dropped first).
+//!
+//! **Loss and egress decide together.** A request the Loss throttle lets through and the
+//! egress throttle then refuses is told to the Loss throttle as not sent
+//! ([`LossThrottle::unsent`], through [`PeerThrottles`]), so the two shed what the OCI's
+//! reduction asks (TS 29.244 6.2.4.4) or what the connection's level asks (the router's
+//! PCEMT, seed 003), whichever is more, and not the sum.
 //!
 //! **One view per UP function.** Every request to a UP function goes through the same Loss
 //! throttle, whichever scope its reduction comes from: each request's reduction is the larger
@@ -9,32 +16,34 @@
 //! emergency requests are throttled only when the UP function's other traffic cannot make up
 //! the reduction (clause 6.2.4.5.1). Separate throttles per (node, entity) would not see that:
 //! the requests on established sessions (mostly of the classes that survived the throttling of
-//! establishments) would have to meet the reduction among themselves. They live apart from the rest of
-//! [`CpOverloadControl`](super::CpOverloadControl) so that alternate routing can borrow them
-//! while the route list is borrowed too.
+//! establishments) would have to meet the reduction among themselves.
+//!
+//! **The connection's egress rate counts everything sent on it** (router: "the EMR ... is
+//! equivalent to the egress Request rate + the egress Answer rate"): first transmissions
+//! through the decisions, and every other message through [`Throttles::on_send`] with its
+//! [`MessageKind`] (answers, retransmissions, Heartbeat and Association messages), which are
+//! never throttled. The egress configuration of each UP function comes from the
+//! [`EgressConfigSets`] of [`CpConfig::egress_sets`] (a set per connection, a per-peer Max EMR),
+//! with [`CpConfig::egress`] as the set of the UP functions without an assignment.
+//!
+//! They live apart from the rest of [`CpOverloadControl`](super::CpOverloadControl) so that
+//! alternate routing can borrow them while the route list is borrowed too.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
 use pfcp_overload::{NodeKey, OverloadTable, Scope};
 use pfcp_throttle::{
-    Decision, EgressConfig, EgressDecision, EgressThrottle, LossConfig, LossThrottle, MessageKind,
-    RequestClass, ThrottleReason,
+    EgressConfigSets, EgressThrottle, LossConfig, LossThrottle, MessageKind, PeerThrottles,
+    Refusal, RequestClass, ThrottleReason,
 };
 
-use super::{CpConfig, Destination, LossMode, RejectReason};
+use super::{CpConfig, CpOverloadControl, Destination, LossMode, RejectReason};
 
-/// A Loss throttle and when it was last used (for the LRU bound).
+/// The throttles of one UP function and when they were last used (for the LRU bound).
 #[derive(Debug, Clone)]
-struct LossEntry {
-    throttle: LossThrottle,
-    last_used: Instant,
-}
-
-/// An egress throttle and when it was last used (for the LRU bound).
-#[derive(Debug, Clone)]
-struct EgressEntry {
-    throttle: EgressThrottle,
+struct Entry {
+    throttles: PeerThrottles,
     last_used: Instant,
 }
 
@@ -44,144 +53,159 @@ struct EgressEntry {
 pub(super) struct Throttles {
     loss_config: LossConfig,
     loss_mode: LossMode,
-    egress_config: Option<EgressConfig>,
+    sets: EgressConfigSets<NodeKey>,
     max: usize,
-    loss: HashMap<NodeKey, LossEntry>,
-    egress: HashMap<NodeKey, EgressEntry>,
+    peers: HashMap<NodeKey, Entry>,
 }
 
 impl Throttles {
     /// No throttle yet; `config` says how to make them (validated by the caller).
     pub(super) fn new(config: &CpConfig) -> Self {
+        let mut sets = config.egress_sets.clone();
+        if let (None, Some(e)) = (sets.default_set(), config.egress) {
+            // `CpConfig::egress`: the set of the UP functions without an assignment. The name
+            // only has to be new (a set may already be called "default").
+            let mut n = 0u32;
+            let id = loop {
+                let name = if n == 0 {
+                    "default".to_owned()
+                } else {
+                    format!("default-{n}")
+                };
+                match sets.add(name, e) {
+                    Ok(id) => break Some(id),
+                    Err(pfcp_throttle::egress::EgressSetError::DuplicateName(_)) => n += 1,
+                    // Validated by `CpOverloadControl::new`.
+                    Err(_) => break None,
+                }
+            };
+            sets.set_default(id);
+        }
         Throttles {
             loss_config: config.loss,
             loss_mode: config.loss_mode,
-            egress_config: config.egress,
+            sets,
             max: config.max_destinations,
-            loss: HashMap::new(),
-            egress: HashMap::new(),
+            peers: HashMap::new(),
         }
+    }
+
+    /// The egress configuration sets (the default included).
+    pub(super) fn sets(&self) -> &EgressConfigSets<NodeKey> {
+        &self.sets
+    }
+
+    /// The egress configuration sets, to assign sets to UP functions. A UP function's
+    /// throttle already made keeps its configuration until it is dropped
+    /// ([`Throttles::forget`]).
+    pub(super) fn sets_mut(&mut self) -> &mut EgressConfigSets<NodeKey> {
+        &mut self.sets
+    }
+
+    /// The throttles of UP function `node`, if it has them yet.
+    pub(super) fn peer(&self, node: &NodeKey) -> Option<&PeerThrottles> {
+        self.peers.get(node).map(|e| &e.throttles)
     }
 
     /// The Loss throttle of UP function `node`, if it has one yet.
     pub(super) fn loss_throttle(&self, node: &NodeKey) -> Option<&LossThrottle> {
-        self.loss.get(node).map(|e| &e.throttle)
+        self.peer(node).map(PeerThrottles::loss)
     }
 
     /// The egress throttle of UP function `node`, if it has one yet.
     pub(super) fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
-        self.egress.get(node).map(|e| &e.throttle)
+        self.peer(node).and_then(PeerThrottles::egress)
     }
 
-    /// Whether `dest`'s throttles admit a request of `class`; records the decision.
+    /// Whether `dest`'s throttles admit a request of `class`, deciding Loss and egress
+    /// together ([`PeerThrottles::decide_at`]); records the decision. `routed`: `dest` is a
+    /// candidate of a route list, and an egress refusal is not counted as load offered to
+    /// its connection ([`PeerThrottles::admit_at`]; router: the diverted traffic must not keep
+    /// the preferred group congested).
     pub(super) fn admit(
         &mut self,
         overload: &OverloadTable,
         dest: &Destination,
         class: RequestClass,
+        routed: bool,
         now: Instant,
         draw: u64,
     ) -> Result<(), RejectReason> {
         let reduction = overload.reduction(dest.entity, &dest.node, now);
-        let mode = self.loss_mode;
-        let entry = self.loss_entry(&dest.node, now);
-        let decision = match mode {
-            LossMode::Deterministic => entry.throttle.decide_at(class, reduction),
-            // The low 32 bits: the routing picks use the whole draw through SplitMix64.
-            LossMode::Random => entry
-                .throttle
-                .decide_with_draw_at(class, draw as u32, reduction),
+        // The low 32 bits: the routing picks use the whole draw through SplitMix64.
+        let draw = match self.loss_mode {
+            LossMode::Deterministic => None,
+            LossMode::Random => Some(draw as u32),
         };
-        if let Decision::Throttle(t) = decision {
-            metrics::counter!("pfcp_requests_throttled_total", "reason" => "loss").increment(1);
-            tracing::debug!(
-                node = %dest.node,
-                entity = ?dest.entity,
-                priority = class.priority.value(),
-                exempt = class.exempt,
-                reduction = t.reduction,
-                "cp: throttled by the Loss throttle"
-            );
-            return Err(RejectReason::Loss(t));
-        }
-        if let Some(egress) = self.egress_entry(&dest.node, now) {
-            if let EgressDecision::Throttle(r) =
-                egress.decide(MessageKind::Request, class.priority, now)
-            {
-                let reason = match r {
-                    ThrottleReason::Level(_) => "egress_level",
-                    ThrottleReason::RateLimit => "egress_rate",
-                    ThrottleReason::PendingLimit => "egress_pending",
-                };
-                metrics::counter!("pfcp_requests_throttled_total", "reason" => reason).increment(1);
+        let entry = self.entry(&dest.node, now);
+        let t = &mut entry.throttles;
+        let decided = if routed {
+            t.admit_at(class, reduction, draw, now)
+        } else {
+            t.decide_at(class, reduction, draw, now)
+        };
+        let refusal = match decided {
+            Ok(()) => return Ok(()),
+            Err(r) => r,
+        };
+        let level = t.egress().map(EgressThrottle::level);
+        match refusal {
+            Refusal::Loss(l) => {
+                metrics::counter!("pfcp_requests_throttled_total", "reason" => "loss").increment(1);
                 tracing::debug!(
                     node = %dest.node,
                     entity = ?dest.entity,
                     priority = class.priority.value(),
-                    reason,
-                    level = egress.level(),
-                    "cp: throttled by the egress throttle"
+                    exempt = class.exempt,
+                    reduction = l.reduction,
+                    "cp: throttled by the Loss throttle"
                 );
-                return Err(RejectReason::Egress(r));
+                Err(RejectReason::Loss(l))
             }
+            Refusal::Egress(r) => Err(egress_refused(dest, class, r, level, routed)),
+            // `Refusal` has no other variant today; a new one is an egress refusal until the
+            // pipeline learns it.
+            _ => Err(egress_refused(
+                dest,
+                class,
+                ThrottleReason::RateLimit,
+                level,
+                routed,
+            )),
         }
-        Ok(())
     }
 
-    /// The Loss throttle of UP function `node`, created if needed (the least recently used one
-    /// is dropped when the map is full).
-    fn loss_entry(&mut self, node: &NodeKey, now: Instant) -> &mut LossEntry {
-        if !self.loss.contains_key(node) && self.loss.len() >= self.max {
+    /// A message sent to UP function `node` at `now` without a decision (`kind`: an answer, a
+    /// retransmission, a Heartbeat or Association message): counted in the egress rate of its
+    /// connection, if it has an egress configuration. Never throttled.
+    pub(super) fn on_send(&mut self, node: &NodeKey, kind: MessageKind, now: Instant) {
+        if !self.peers.contains_key(node) && self.sets.config_for(node).is_none() {
+            return;
+        }
+        self.entry(node, now).throttles.on_send(kind, now);
+    }
+
+    /// The throttles of UP function `node`, created if needed (the least recently used ones
+    /// are dropped when the map is full).
+    fn entry(&mut self, node: &NodeKey, now: Instant) -> &mut Entry {
+        if !self.peers.contains_key(node) && self.peers.len() >= self.max {
             let lru = self
-                .loss
+                .peers
                 .iter()
                 .min_by_key(|(_, e)| e.last_used)
                 .map(|(d, _)| d.clone());
             if let Some(d) = lru {
-                tracing::debug!(node = %d, "cp: Loss throttle dropped (LRU)");
-                self.loss.remove(&d);
+                tracing::debug!(node = %d, "cp: throttles dropped (LRU)");
+                self.peers.remove(&d);
             }
         }
-        let config = self.loss_config;
-        let entry = self.loss.entry(node.clone()).or_insert_with(|| LossEntry {
-            throttle: LossThrottle::new(config),
+        let (config, sets) = (self.loss_config, &self.sets);
+        let entry = self.peers.entry(node.clone()).or_insert_with(|| Entry {
+            throttles: PeerThrottles::new(LossThrottle::new(config), sets.throttle_for(node, now)),
             last_used: now,
         });
         entry.last_used = now;
         entry
-    }
-
-    /// The egress throttle of UP function `node`, if egress throttling is configured.
-    pub(super) fn egress_entry(
-        &mut self,
-        node: &NodeKey,
-        now: Instant,
-    ) -> Option<&mut EgressThrottle> {
-        let config = self.egress_config?;
-        if !self.egress.contains_key(node) {
-            if self.egress.len() >= self.max {
-                let lru = self
-                    .egress
-                    .iter()
-                    .min_by_key(|(_, e)| e.last_used)
-                    .map(|(n, _)| n.clone());
-                if let Some(n) = lru {
-                    self.egress.remove(&n);
-                }
-            }
-            // Validated by `CpOverloadControl::new`; an error cannot happen here.
-            let throttle = EgressThrottle::new(config, now).ok()?;
-            self.egress.insert(
-                node.clone(),
-                EgressEntry {
-                    throttle,
-                    last_used: now,
-                },
-            );
-        }
-        let entry = self.egress.get_mut(node)?;
-        entry.last_used = now;
-        Some(&mut entry.throttle)
     }
 
     /// Bring the reduction of `dest`'s UP function's Loss throttle (if it has one) up to date
@@ -189,10 +213,10 @@ impl Throttles {
     /// cleared once no overload is left (requests carry their own reduction, see
     /// [`LossThrottle::decide_at`]).
     pub(super) fn refresh(&mut self, overload: &OverloadTable, dest: &Destination, now: Instant) {
-        if let Some(e) = self.loss.get_mut(&dest.node) {
+        if let Some(e) = self.peers.get_mut(&dest.node) {
             set_reduction(
                 dest,
-                &mut e.throttle,
+                e.throttles.loss_mut(),
                 overload.reduction(dest.entity, &dest.node, now),
             );
         }
@@ -200,22 +224,40 @@ impl Throttles {
 
     /// A request admitted towards UP function `node` has ended: free its egress pending slot.
     pub(super) fn transaction_ended(&mut self, node: &NodeKey) {
-        if let Some(e) = self.egress.get_mut(node) {
-            e.throttle.on_transaction_end();
+        if let Some(e) = self.peers.get_mut(node) {
+            e.throttles.on_transaction_end();
         }
     }
 
     /// Advance every egress throttle to `now`.
     pub(super) fn handle_timeout(&mut self, now: Instant) {
-        for e in self.egress.values_mut() {
-            e.throttle.handle_timeout(now);
+        for e in self.peers.values_mut() {
+            if let Some(egress) = e.throttles.egress_mut() {
+                egress.handle_timeout(now);
+            }
+        }
+    }
+
+    /// The peer known as `from` (its address, before its association) is UP function `to`:
+    /// what its connection counted so far (the Association Setup Request) moves to `to`'s
+    /// throttles if `to` has none yet and its egress configuration is the same; otherwise it
+    /// is dropped.
+    pub(super) fn rekey(&mut self, from: &NodeKey, to: &NodeKey) {
+        if from == to {
+            return;
+        }
+        let Some(entry) = self.peers.remove(from) else {
+            return;
+        };
+        let same = entry.throttles.egress().map(|e| *e.config()) == self.sets.config_for(to);
+        if same && !self.peers.contains_key(to) {
+            self.peers.insert(to.clone(), entry);
         }
     }
 
     /// Drop every throttle of UP function `node` (it restarted or left).
     pub(super) fn forget(&mut self, node: &NodeKey) {
-        self.loss.remove(node);
-        self.egress.remove(node);
+        self.peers.remove(node);
     }
 
     /// Bring the reductions of the Loss throttles whose overload state `expired` (ended or
@@ -227,7 +269,7 @@ impl Throttles {
         now: Instant,
     ) {
         let affected: Vec<NodeKey> = self
-            .loss
+            .peers
             .keys()
             .filter(|n| {
                 expired
@@ -242,6 +284,81 @@ impl Throttles {
         // An entity's expiry: the throttles of the UP functions are refreshed by the next
         // request to that entity (each request carries its own reduction).
     }
+}
+
+/// The egress side of the pipeline: the throttles of each UP function, their configuration
+/// sets, and the messages its connection carries without a decision.
+impl CpOverloadControl {
+    /// The Loss and egress throttles of UP function `node` deciding together, if it has them
+    /// yet.
+    pub fn peer_throttles(&self, node: &NodeKey) -> Option<&PeerThrottles> {
+        self.throttles.peer(node)
+    }
+
+    /// The egress configuration sets and their assignment to UP functions
+    /// ([`CpConfig::egress_sets`], with [`CpConfig::egress`] as the default set).
+    pub fn egress_sets(&self) -> &EgressConfigSets<NodeKey> {
+        self.throttles.sets()
+    }
+
+    /// The egress configuration sets, to assign a set (or a per-peer Max EMR,
+    /// [`EgressConfigSets::assign_peer`]) to a UP function. A UP function whose egress
+    /// throttle exists already keeps its configuration until [`CpOverloadControl::reset_peer`].
+    pub fn egress_sets_mut(&mut self) -> &mut EgressConfigSets<NodeKey> {
+        self.throttles.sets_mut()
+    }
+
+    /// A request admitted earlier was retransmitted towards `dest` (never re-decided): count
+    /// it in the egress rate as a [`MessageKind::Retransmission`] (router: the EMR is every
+    /// request and answer on the connection; retransmissions surge in overload).
+    pub fn on_retransmit(&mut self, dest: &Destination, now: Instant) {
+        self.throttles
+            .on_send(&dest.node, MessageKind::Retransmission, now);
+    }
+
+    /// A message sent to UP function `node` without a decision: an answer
+    /// ([`MessageKind::Answer`], e.g. a Session Report Response), a Heartbeat or Association
+    /// message ([`MessageKind::Management`]) or a retransmission. Counted in the egress rate of
+    /// its connection (router: "the egress Request rate + the egress Answer rate"), never
+    /// throttled.
+    pub fn on_send(&mut self, node: &NodeKey, kind: MessageKind, now: Instant) {
+        self.throttles.on_send(node, kind, now);
+    }
+
+    /// The peer counted so far as `from` (its IP address, before its association told its
+    /// Node ID) is UP function `to`: its connection's counts move to `to` (when `to` has no
+    /// throttles yet and the same egress configuration), so the Association Setup Request
+    /// counts on the connection it was sent on.
+    pub fn rekey_peer(&mut self, from: &NodeKey, to: &NodeKey) {
+        self.throttles.rekey(from, to);
+    }
+}
+
+/// Count and log an egress refusal of a request to `dest`; the reason to report.
+fn egress_refused(
+    dest: &Destination,
+    class: RequestClass,
+    r: ThrottleReason,
+    level: Option<u8>,
+    routed: bool,
+) -> RejectReason {
+    let reason = match r {
+        ThrottleReason::Level(_) => "egress_level",
+        ThrottleReason::RateLimit => "egress_rate",
+        ThrottleReason::PendingLimit => "egress_pending",
+    };
+    metrics::counter!("pfcp_requests_throttled_total", "reason" => reason).increment(1);
+    tracing::debug!(
+        node = %dest.node,
+        entity = ?dest.entity,
+        priority = class.priority.value(),
+        exempt = class.exempt,
+        reason,
+        level,
+        routed,
+        "cp: throttled by the egress throttle"
+    );
+    RejectReason::Egress(r)
 }
 
 /// Set the reduction of `dest`'s Loss throttle, with a log line when it changes.

@@ -140,8 +140,15 @@ pub struct CpConfig {
     pub loss: LossConfig,
     /// How the Loss throttles decide. Default deterministic.
     pub loss_mode: LossMode,
-    /// Per-UP-function egress throttling; `None` (default): none.
+    /// The egress configuration of the UP functions without an assignment in
+    /// [`CpConfig::egress_sets`] (their default set); `None` (default): none.
     pub egress: Option<EgressConfig>,
+    /// Egress configuration sets assigned per UP function (per PFCP association: the router's
+    /// "Egress Throttling Configuration Sets can be configured and assigned to Connections"),
+    /// each with the set's Max EMR or the UP function's own
+    /// ([`EgressConfigSets::assign_with_max_rate`], and [`EgressConfigSets::assign_peer`] for
+    /// "the total capacity of the Peer" divided by its connections). Default: none.
+    pub egress_sets: EgressConfigSets<NodeKey>,
     /// Most destinations with a Loss throttle, and most UP functions with an egress throttle
     /// (at least 1). Default 4096.
     pub max_destinations: usize,
@@ -162,6 +169,7 @@ impl Default for CpConfig {
                 .with_escalate_after(Some(2)),
             loss_mode: LossMode::Deterministic,
             egress: None,
+            egress_sets: EgressConfigSets::new(),
             max_destinations: 4096,
         }
     }
@@ -208,6 +216,12 @@ impl CpConfig {
     #[must_use]
     pub fn with_egress(mut self, egress: Option<EgressConfig>) -> Self {
         self.egress = egress;
+        self
+    }
+    /// With `egress_sets` set (see the field).
+    #[must_use]
+    pub fn with_egress_sets(mut self, egress_sets: EgressConfigSets<NodeKey>) -> Self {
+        self.egress_sets = egress_sets;
         self
     }
     /// With `max_destinations` set (see the field).

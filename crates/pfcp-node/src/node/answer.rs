@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
+use pfcp_throttle::MessageKind;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::header::{FLAG_MP, FLAG_S};
 use pfcp_wire::ie::{Fqdn, LoadControlInformation, NodeId, OverloadControlInformation};
@@ -66,7 +67,7 @@ impl Node {
         } else {
             response
         };
-        self.count_report_answer(request.peer, now);
+        self.count_egress(request.peer, MessageKind::Answer, now);
         self.xact.send_response_parts(
             request.peer,
             request.sequence,
@@ -114,6 +115,7 @@ impl Node {
         } else {
             bytes
         };
+        self.count_egress(request.peer, MessageKind::Answer, now);
         self.xact.send_response_parts(
             request.peer,
             request.sequence,
@@ -156,6 +158,7 @@ impl Node {
         let lci = adm.lci_for(&key, rt);
         match adm.build_rejection_to(req, cp_seid, oci, lci) {
             Ok(bytes) => {
+                self.count_egress(req.peer, MessageKind::Answer, now);
                 let sent = self.xact.send_response_parts(
                     req.peer,
                     req.sequence,
@@ -182,6 +185,7 @@ impl Node {
         bytes: Bytes,
         now: Instant,
     ) {
+        self.count_egress(peer, MessageKind::Answer, now);
         let sent = match rt {
             Some(rt) => self
                 .xact

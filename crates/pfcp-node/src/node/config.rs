@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use pfcp_throttle::routing::RouteList;
-use pfcp_throttle::EgressConfig;
+use pfcp_throttle::{EgressConfig, TrackerConfig};
 
 use crate::admission::{AdmissionConfig, AdmissionConfigError};
 use crate::cp::{CpConfig, CpConfigError, Destination};
@@ -86,6 +86,12 @@ pub struct NodeConfig {
     /// (Session Report Requests), so that a burst of usage reports cannot overload the CP.
     /// Default `None`.
     pub report_egress: Option<EgressConfig>,
+    /// The state behind the C.2 rules (TS 29.273 Annex C.2), kept by a CP node from what it
+    /// sees: sessions established, first steps admitted and accepted, peer restarts, releases
+    /// ([`StateTracker`](pfcp_throttle::StateTracker), see
+    /// [`Node::state_tracker`](super::Node::state_tracker)). Default `None`: the classifier
+    /// sees only what each [`RequestProfile`](super::RequestProfile) says.
+    pub state_tracker: Option<TrackerConfig>,
     /// Seed of the node's pseudo-random draws (throttling in random mode, UP selection,
     /// alternate routing). The node never reads a global RNG; give each node its own seed.
     /// Default 0.
@@ -108,6 +114,7 @@ impl NodeConfig {
             cp: None,
             routes: None,
             report_egress: None,
+            state_tracker: None,
             seed: 0,
         }
     }
@@ -186,6 +193,13 @@ impl NodeConfig {
     #[must_use]
     pub fn with_max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n;
+        self
+    }
+
+    /// With a C.2 state tracker (CP side, see the field).
+    #[must_use]
+    pub fn with_state_tracker(mut self, t: TrackerConfig) -> Self {
+        self.state_tracker = Some(t);
         self
     }
 

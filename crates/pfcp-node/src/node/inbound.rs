@@ -223,6 +223,7 @@ impl Node {
             let h = Header::new(MessageType::VERSION_NOT_SUPPORTED_RESPONSE).with_sequence(seq);
             if let Ok(w) = MessageWriter::begin(&mut out, &h) {
                 if w.finish().is_ok() && self.backlog.len() < MAX_BACKLOG {
+                    self.count_egress(peer, pfcp_throttle::MessageKind::Answer, now);
                     self.backlog.push_back(Transmit {
                         peer,
                         bytes: out.freeze(),

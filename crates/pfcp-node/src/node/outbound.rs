@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
-use pfcp_throttle::classify::Procedure;
-use pfcp_throttle::{EgressDecision, EgressThrottle, MessageKind};
+use pfcp_throttle::MessageKind;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::{Cause, DecodeError, Header, Message, MessageType};
 use tracing::{debug, info, warn};
@@ -20,7 +19,6 @@ use super::{
 };
 use crate::cp::{CpDecision, Destination, RejectReason};
 use crate::peer::{self, PeerEvent};
-use crate::session::Session;
 use crate::xact::TxId;
 
 impl Node {
@@ -57,6 +55,7 @@ impl Node {
             );
             return Ok(id);
         }
+        let mut tracked = None;
         let decision = if self.cp.is_some() {
             let entity = profile.entity.or_else(|| {
                 header
@@ -68,7 +67,9 @@ impl Node {
                 node: self.node_of(peer),
                 entity,
             };
-            let ctx = profile.context(Procedure::of(message_type));
+            // The profile's C.2 facts over the tracker's (module `state`).
+            let (ctx, session) = self.request_context(peer, &header, ies, profile, now);
+            tracked = session.map(|s| (s, profile.ue));
             let draw = self.draw();
             self.cp.as_mut().map(|cp| {
                 if profile.redirectable {
@@ -165,6 +166,7 @@ impl Node {
                         dest,
                         report,
                         f_seid,
+                        tracked,
                     },
                 );
                 Ok(id)
@@ -219,6 +221,7 @@ impl Node {
     ) -> Result<TxId, RequestError> {
         let seq = self.sequence_for(peer);
         let b = peer::association_setup_request(&self.local, seq)?;
+        self.count_egress(peer, MessageKind::Management, now);
         let tx = self.xact.send_request_parts(
             peer,
             b,
@@ -235,6 +238,7 @@ impl Node {
                 dest: None,
                 report: false,
                 f_seid: None,
+                tracked: None,
             },
         );
         Ok(tx)
@@ -249,6 +253,7 @@ impl Node {
         let seq = self.sequence_for(peer);
         // Built here with `seq`: the transaction layer need not decode it.
         let b = peer::heartbeat_request(&self.local, seq)?;
+        self.count_egress(peer, MessageKind::Management, now);
         let tx = self
             .xact
             .send_request_parts(peer, b, MessageType::HEARTBEAT_REQUEST, seq, now)?;
@@ -261,6 +266,7 @@ impl Node {
                 dest: None,
                 report: false,
                 f_seid: None,
+                tracked: None,
             },
         );
         Ok(tx)
@@ -327,6 +333,13 @@ impl Node {
         let accepted = cause.and_then(Cause::is_acceptance) == Some(true);
         if accepted {
             self.record_sent_session(&o, peer, msg);
+            let (session, ue) = match o.tracked {
+                Some((s, ue)) => (Some(s), ue),
+                None => (None, None),
+            };
+            // An establishment without a tracker key yet: its CP F-SEID's SEID.
+            let session = session.or(o.f_seid.map(|f| f.seid));
+            self.track_accepted(o.message_type, session, ue, peer, now);
         }
         match o.purpose {
             Purpose::App(id) => {
@@ -365,30 +378,6 @@ impl Node {
                         .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
-        }
-    }
-
-    /// Keep the session table on an accepted response to this node's request.
-    fn record_sent_session(&mut self, o: &Outstanding, peer: SocketAddr, msg: &Message<'_>) {
-        match o.message_type {
-            MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                let (Some(ours), Ok(Some(theirs))) = (o.f_seid, msg.f_seid()) else {
-                    return;
-                };
-                let node = self.peers.get(&peer).and_then(|p| p.node.clone());
-                if !self
-                    .sessions
-                    .insert(Session::new(ours.seid, &theirs, peer, node))
-                {
-                    debug!(%peer, "session table full: session not tracked");
-                }
-            }
-            MessageType::SESSION_DELETION_REQUEST => {
-                if let Some(s) = o.seid {
-                    self.sessions.remove_by_remote(peer, s);
-                }
-            }
-            _ => {}
         }
     }
 
@@ -491,6 +480,10 @@ impl Node {
         match &e {
             PeerEvent::Associated { peer, node } => {
                 self.node_addrs.insert(node.clone(), *peer);
+                if let Some(cp) = self.cp.as_mut() {
+                    // Counted by address until the association named the UP function.
+                    cp.rekey_peer(&NodeKey::Ip(peer.ip()), node);
+                }
                 let features = self.peers.get(peer).and_then(|p| p.cp_features);
                 if let (Some(adm), Some(f)) = (self.admission.as_mut(), features) {
                     adm.set_peer_features(node.clone(), &f);
@@ -531,6 +524,9 @@ impl Node {
                     if let Some(cp) = self.cp.as_mut() {
                         cp.reset_peer(&key);
                     }
+                    if restarted {
+                        self.track_restart(&key, now);
+                    }
                     if let Some(adm) = self.admission.as_mut() {
                         adm.remove_peer(&key);
                     }
@@ -555,61 +551,6 @@ impl Node {
             }
             _ => {
                 self.events.push_back(NodeEvent::Peer(e));
-            }
-        }
-    }
-
-    /// Pass a Session Report Request through the egress throttle of the connection to `peer`
-    /// (created on first use). Its answers to that CP count in the same measured rate.
-    fn admit_report(&mut self, peer: SocketAddr, header: &Header, now: Instant) -> bool {
-        let Some(cfg) = self.report_egress else {
-            return true;
-        };
-        if !self.report_throttles.contains_key(&peer) {
-            if self.report_throttles.len() >= self.max_peers {
-                return true;
-            }
-            match EgressThrottle::new(cfg, now) {
-                Ok(th) => {
-                    self.report_throttles.insert(peer, th);
-                }
-                Err(e) => {
-                    warn!(error = %e, "invalid report egress configuration");
-                    return true;
-                }
-            }
-        }
-        // A report without MP gets the classifier's default for requests (15, the lowest).
-        let priority = header
-            .priority
-            .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));
-        match self.report_throttles.get_mut(&peer) {
-            Some(th) => {
-                let d = th.decide(MessageKind::Request, priority, now);
-                let ok = matches!(d, EgressDecision::Send);
-                if !ok {
-                    metrics::counter!("pfcp_requests_throttled_total", "reason" => "report_egress")
-                        .increment(1);
-                    debug!(%peer, ?d, "session report throttled");
-                }
-                ok
-            }
-            None => true,
-        }
-    }
-
-    fn report_ended(&mut self, peer: &SocketAddr) {
-        if let Some(th) = self.report_throttles.get_mut(peer) {
-            th.on_transaction_end();
-        }
-    }
-
-    /// An answer to `peer` counts in the rate of its report egress throttle, if it has one.
-    pub(super) fn count_report_answer(&mut self, peer: SocketAddr, now: Instant) {
-        // Only a UP function with report egress throttles has any (no hashing otherwise).
-        if !self.report_throttles.is_empty() {
-            if let Some(th) = self.report_throttles.get_mut(&peer) {
-                th.on_send(MessageKind::Answer, now);
             }
         }
     }

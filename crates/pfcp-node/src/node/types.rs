@@ -59,6 +59,19 @@ pub struct RequestProfile {
     pub entity: Option<IpAddr>,
     /// Allow redirection of a throttled Session Establishment Request to an alternate UP.
     pub redirectable: bool,
+    /// The C.2 facts the caller knows (TS 29.273 Annex C.2), field by field over the flags
+    /// above and over the node's [`StateTracker`](pfcp_throttle::StateTracker): a `Some`
+    /// here wins (`false` included), a `None` leaves the fact to the flags, then the tracker,
+    /// then the classifier's table.
+    pub state: RequestState,
+    /// The session's key in the node's state tracker. `None`: the node's own SEID of the
+    /// session (from the header SEID through the session table, or the CP F-SEID of a
+    /// Session Establishment Request). Set it when re-establishing a lost session under a new
+    /// SEID, so that the tracker sees the restoration.
+    pub session: Option<u64>,
+    /// The UE (or PDU session group) the session belongs to, for the tracker's "additional
+    /// session" (C.2: a further session of a UE that has one ranks lower). `None`: unknown.
+    pub ue: Option<u64>,
 }
 
 impl RequestProfile {
@@ -85,6 +98,27 @@ impl RequestProfile {
         self
     }
 
+    /// With the caller's C.2 facts (see the field).
+    #[must_use]
+    pub fn with_state(mut self, state: RequestState) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// With the session's tracker key (see the field).
+    #[must_use]
+    pub fn with_session(mut self, session: u64) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// With the UE of the session (see the field).
+    #[must_use]
+    pub fn with_ue(mut self, ue: u64) -> Self {
+        self.ue = Some(ue);
+        self
+    }
+
     /// With the session's UP entity (overrides the session table).
     #[must_use]
     pub fn with_entity(mut self, entity: IpAddr) -> Self {
@@ -103,13 +137,13 @@ impl RequestProfile {
             low_access_priority: self.low_access_priority,
             dnn: self.dnn.as_deref().map(std::borrow::Cow::Borrowed),
             snssai: self.snssai,
-            state: RequestState {
+            state: self.state.or(RequestState {
                 registration: self.established.then_some(Registration::Registered),
                 follows_admitted: self.later_step.then_some(true),
                 additional_session: self.additional_session.then_some(true),
                 restoration: self.restoration.then_some(true),
                 releases_resources: None,
-            },
+            }),
         }
     }
 }

@@ -192,6 +192,14 @@ pub enum Event {
         /// How many times the request had been sent (1 to `1 + N1`).
         transmissions: u32,
     },
+    /// Request `id` was sent again to `peer` (T1 expired, clause 6.4): for a caller that
+    /// counts what each connection carries (an egress rate).
+    Retransmitted {
+        /// The request.
+        id: TxId,
+        /// Its destination.
+        peer: SocketAddr,
+    },
     /// No response after `1 + N1` transmissions, or the request failed with its peer
     /// ([`Transactions::fail_peer`]).
     Timeout {

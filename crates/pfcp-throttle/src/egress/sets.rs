@@ -102,6 +102,17 @@ impl<C: Hash + Eq> EgressConfigSets<C> {
         self.default = id.filter(|id| self.set(*id).is_some());
     }
 
+    /// The set of connections without an assignment, if any ([`EgressConfigSets::set_default`]).
+    pub fn default_set(&self) -> Option<SetId> {
+        self.default
+    }
+
+    /// The set assigned to `connection` and its own Max EMR, if it has an assignment (not the
+    /// default).
+    pub fn assignment(&self, connection: &C) -> Option<(SetId, Option<u32>)> {
+        self.connections.get(connection).copied()
+    }
+
     /// Assigns set `id` to `connection`, with the set's Max EMR.
     pub fn assign(&mut self, connection: C, id: SetId) -> Result<(), EgressSetError> {
         self.set(id).ok_or(EgressSetError::UnknownSet(id))?;

@@ -104,7 +104,11 @@ fn retransmissions_are_byte_identical_at_t1_and_timeout_after_1_plus_n1() {
                 "retransmission {k}"
             );
             sent += 1;
-            assert!(events(&mut x).is_empty());
+            // Reported, for the egress rate of the connection.
+            assert_eq!(
+                events(&mut x),
+                vec![Event::Retransmitted { id, peer: up() }]
+            );
         }
         assert_eq!(x.poll_timeout(), Some(t + T1));
         x.handle_timeout(t + T1);
@@ -134,6 +138,8 @@ fn response_counts_transmissions() {
     x.handle_timeout(now + T1);
     x.handle_timeout(now + T1 * 2);
     assert_eq!(transmits(&mut x).len(), 3);
+    let again = events(&mut x);
+    assert_eq!(again, vec![Event::Retransmitted { id, peer: up() }; 2]);
     x.handle_datagram(up(), heartbeat_rsp(s), now + T1 * 2);
     assert!(matches!(
         events(&mut x).as_slice(),

@@ -1,0 +1,318 @@
+//! `pfcp cp`'s egress throttling per UP connection and its route groups: the signalling
+//! router's Per Connection Egress Message Throttling and Alternate Routing Across Route Groups
+//! (seed 003), from flags or a TOML file (`--egress-config`).
+//!
+//! ```toml
+//! # Named Egress Throttling Configuration Sets ("configured and assigned to Connections").
+//! [sets.small]
+//! max_rate = 1000                      # Max EMR, messages/s
+//! levels = "60/55,80/75,100/90"        # TT-x/AT-x pairs in % of the Max EMR (1 to 3)
+//! level_only = false                   # true: the levels alone shed (no cap at the Max EMR)
+//! # burst = 16, max_pending = 512      # optional
+//!
+//! default = "small"                    # the set of the UP functions not assigned below
+//!
+//! [[peer]]                             # an --up address and its set
+//! up = "127.0.0.1:8805"
+//! set = "small"
+//! max_rate = 500                       # its own Max EMR, or:
+//! # capacity = 3000, connections = 2   # "the total capacity of the Peer by the number of
+//! #                                    # Connections": Max EMR 1500
+//!
+//! route_groups = [["127.0.0.1:8805", "127.0.0.2:8805"], ["127.0.0.3:8805"]]
+//! max_forwarding = 4                   # Maximum Per Message Forwarding Allowed
+//! ```
+//!
+//! The flags `--egress-max-rate`, `--egress-levels` and `--egress-level-only` make the default
+//! set (and override the file's default), `--route-group A,B` (repeated, in preference order)
+//! the route groups. Sets and groups name UP functions by their `--up` address; the CP's
+//! throttles are per UP function (Node ID), learned before the run.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use pfcp_node::cp::Destination;
+use pfcp_overload::NodeKey;
+use pfcp_throttle::egress::{EgressConfig, EgressConfigSets, ThresholdPair};
+use pfcp_throttle::routing::{RouteGroup, RouteList};
+use serde::Deserialize;
+
+use super::CpArgs;
+
+/// One configuration set of the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetSpec {
+    /// Max EMR (messages per second).
+    pub max_rate: u32,
+    /// Throttle/abatement pairs, `TT/AT,...` in percent of the Max EMR.
+    #[serde(default)]
+    pub levels: Option<String>,
+    /// The levels alone shed: no hard cap at the Max EMR.
+    #[serde(default)]
+    pub level_only: bool,
+    /// The cap's burst (messages).
+    #[serde(default)]
+    pub burst: Option<u32>,
+    /// Most requests outstanding on the connection.
+    #[serde(default)]
+    pub max_pending: Option<u32>,
+}
+
+/// The set of one UP function of the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerSpec {
+    /// Its `--up` address.
+    pub up: SocketAddr,
+    /// The set's name.
+    pub set: String,
+    /// Its own Max EMR.
+    #[serde(default)]
+    pub max_rate: Option<u32>,
+    /// Its capacity (messages per second), divided by `connections` for the Max EMR.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+    /// Its connections (default 1).
+    #[serde(default)]
+    pub connections: Option<u32>,
+}
+
+/// The `--egress-config` file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EgressFile {
+    /// Named sets.
+    #[serde(default)]
+    pub sets: BTreeMap<String, SetSpec>,
+    /// The set of the UP functions not assigned.
+    #[serde(default)]
+    pub default: Option<String>,
+    /// Assignments.
+    #[serde(default)]
+    pub peer: Vec<PeerSpec>,
+    /// Route groups, in preference order.
+    #[serde(default)]
+    pub route_groups: Vec<Vec<SocketAddr>>,
+    /// Maximum Per Message Forwarding Allowed (default: the number of UP functions).
+    #[serde(default)]
+    pub max_forwarding: Option<u32>,
+}
+
+/// `TT/AT,...` as up to three threshold pairs.
+pub fn parse_levels(spec: &str) -> Result<[Option<ThresholdPair>; 3], String> {
+    let mut pairs = [None; 3];
+    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("{spec:?}: give 1 to 3 pairs TT/AT"));
+    }
+    for (slot, part) in pairs.iter_mut().zip(&parts) {
+        let (tt, at) = part
+            .split_once('/')
+            .ok_or_else(|| format!("{part:?}: a pair is TT/AT, in percent"))?;
+        let p = |v: &str| {
+            v.trim()
+                .parse::<u8>()
+                .map_err(|_| format!("{v:?}: a percentage 0..=255"))
+        };
+        *slot = Some(ThresholdPair::new(p(tt)?, p(at)?));
+    }
+    Ok(pairs)
+}
+
+fn config_of(name: &str, s: &SetSpec) -> Result<EgressConfig, String> {
+    let mut c = EgressConfig::new(s.max_rate);
+    if let Some(l) = &s.levels {
+        c.thresholds = parse_levels(l).map_err(|e| format!("set {name}: {e}"))?;
+    }
+    c.hard_cap = !s.level_only;
+    if let Some(b) = s.burst {
+        c.burst = b;
+    }
+    c.max_pending = s.max_pending;
+    c.validate().map_err(|e| format!("set {name}: {e}"))?;
+    Ok(c)
+}
+
+/// What the run's CP needs: the sets and the route list, with the UP functions' Node IDs.
+#[derive(Debug)]
+pub(super) struct Plan {
+    file: EgressFile,
+    flag_default: Option<EgressConfig>,
+}
+
+impl Plan {
+    /// The plan of the flags and the file; `None` if neither asks for anything.
+    pub(super) fn of(args: &CpArgs) -> Result<Option<Plan>, String> {
+        let mut file = match &args.egress_config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("--egress-config {}: {e}", path.display()))?;
+                toml::from_str::<EgressFile>(&text)
+                    .map_err(|e| format!("--egress-config {}: {e}", path.display()))?
+            }
+            None => EgressFile::default(),
+        };
+        if !args.route_group.is_empty() {
+            file.route_groups = args
+                .route_group
+                .iter()
+                .map(|g| {
+                    g.split(',')
+                        .map(|a| {
+                            a.trim()
+                                .parse::<SocketAddr>()
+                                .map_err(|_| format!("--route-group: {a:?} is not an address"))
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        let flag_default = match args.egress_max_rate {
+            Some(rate) => {
+                let spec = SetSpec {
+                    max_rate: rate,
+                    levels: Some(args.egress_levels.clone()),
+                    level_only: args.egress_level_only,
+                    burst: None,
+                    max_pending: None,
+                };
+                Some(config_of("--egress-max-rate", &spec)?)
+            }
+            None => None,
+        };
+        let used = flag_default.is_some() || !file.sets.is_empty() || !file.route_groups.is_empty();
+        for addr in file
+            .peer
+            .iter()
+            .map(|p| &p.up)
+            .chain(file.route_groups.iter().flatten())
+        {
+            if !args.ups.contains(addr) {
+                return Err(format!("{addr} is not one of the --up addresses"));
+            }
+        }
+        Ok(used.then_some(Plan { file, flag_default }))
+    }
+
+    /// Whether the plan has route groups (Session Establishment Requests may move).
+    pub(super) fn routes(&self) -> bool {
+        !self.file.route_groups.is_empty()
+    }
+
+    /// The configuration sets assigned to the UP functions (`node_of` an `--up` address).
+    pub(super) fn sets(
+        &self,
+        node_of: impl Fn(&SocketAddr) -> Option<NodeKey>,
+    ) -> Result<EgressConfigSets<NodeKey>, String> {
+        let mut sets = EgressConfigSets::new();
+        for (name, spec) in &self.file.sets {
+            sets.add(name.clone(), config_of(name, spec)?)
+                .map_err(|e| e.to_string())?;
+        }
+        if let Some(c) = self.flag_default {
+            let id = sets
+                .add("--egress-max-rate", c)
+                .map_err(|e| e.to_string())?;
+            sets.set_default(Some(id));
+        } else if let Some(name) = &self.file.default {
+            let id = sets
+                .find(name)
+                .ok_or_else(|| format!("default: no set {name:?}"))?;
+            sets.set_default(Some(id));
+        }
+        for p in &self.file.peer {
+            let id = sets
+                .find(&p.set)
+                .ok_or_else(|| format!("peer {}: no set {:?}", p.up, p.set))?;
+            let node = node_of(&p.up).ok_or_else(|| format!("peer {}: unknown", p.up))?;
+            let rate = match (p.max_rate, p.capacity) {
+                (Some(r), _) => Some(r),
+                (None, Some(cap)) => Some(
+                    EgressConfig::max_rate_per_connection(cap, p.connections.unwrap_or(1))
+                        .ok_or_else(|| format!("peer {}: capacity / connections is 0", p.up))?,
+                ),
+                (None, None) => None,
+            };
+            match rate {
+                Some(r) => sets.assign_with_max_rate(node, id, r),
+                None => sets.assign(node, id),
+            }
+            .map_err(|e| format!("peer {}: {e}", p.up))?;
+        }
+        Ok(sets)
+    }
+
+    /// The route list of the route groups, if any.
+    pub(super) fn route_list(
+        &self,
+        node_of: impl Fn(&SocketAddr) -> Option<NodeKey>,
+    ) -> Result<Option<RouteList<Destination>>, String> {
+        if self.file.route_groups.is_empty() {
+            return Ok(None);
+        }
+        let mut groups = Vec::new();
+        let mut peers = 0u32;
+        for g in &self.file.route_groups {
+            let mut group = RouteGroup::new();
+            for a in g {
+                let node = node_of(a).ok_or_else(|| format!("route group: {a} unknown"))?;
+                group.push(Destination::node(node), 1);
+                peers += 1;
+            }
+            groups.push(group);
+        }
+        let attempts = self.file.max_forwarding.unwrap_or(peers.max(1));
+        RouteList::new(groups, attempts)
+            .map(Some)
+            .map_err(|e| format!("route groups: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_as_pairs_and_reject_the_rest() {
+        let p = parse_levels("60/55, 80/75,100/90").unwrap();
+        assert_eq!(p[1], Some(ThresholdPair::new(80, 75)));
+        assert!(parse_levels("60").is_err());
+        assert!(parse_levels("1/1,2/2,3/3,4/4").is_err());
+    }
+
+    #[test]
+    fn the_file_assigns_sets_and_the_max_emr_of_a_peer_of_two_connections() {
+        let text = r#"
+            default = "big"
+            route_groups = [["127.0.0.1:8805"], ["127.0.0.2:8805"]]
+            [sets.big]
+            max_rate = 1000
+            [sets.small]
+            max_rate = 100
+            levels = "60/55"
+            level_only = true
+            [[peer]]
+            up = "127.0.0.1:8805"
+            set = "small"
+            capacity = 300
+            connections = 2
+        "#;
+        let file: EgressFile = toml::from_str(text).unwrap();
+        let plan = Plan {
+            file,
+            flag_default: None,
+        };
+        let a: SocketAddr = "127.0.0.1:8805".parse().unwrap();
+        let node_of = |s: &SocketAddr| Some(NodeKey::Ip(s.ip()));
+        let sets = plan.sets(node_of).unwrap();
+        let c = sets.config_for(&NodeKey::Ip(a.ip())).unwrap();
+        assert_eq!((c.max_rate, c.hard_cap, c.levels()), (150, false, 1));
+        let other = sets
+            .config_for(&NodeKey::Ip("127.0.0.9".parse().unwrap()))
+            .unwrap();
+        assert_eq!(other.max_rate, 1000);
+        let routes = plan.route_list(node_of).unwrap().unwrap();
+        assert_eq!(routes.groups().len(), 2);
+    }
+}

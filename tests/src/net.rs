@@ -1,0 +1,345 @@
+//! One CP [`Node`] and several UP [`Node`]s (each answering sessions with pfcp-sim's
+//! [`Responder`]) on an in-memory link in virtual time: the harness of the egress-throttling
+//! scenarios (`tests/egress.rs`), where one CP function's connections to several UP functions
+//! carry its requests, its answers, its retransmissions and its Heartbeats.
+//!
+//! A UP's other traffic towards the CP, when a test needs it, is its Heartbeat Requests every
+//! [`UpSpec::heartbeat`]: the CP's Heartbeat Responses are answers on its connection to that
+//! UP, counted in the connection's egress rate and never throttled.
+
+#![allow(clippy::disallowed_methods)] // One clock read per net: the origin of virtual time.
+#![allow(clippy::unwrap_used)] // Test support: a failure here is a failed test.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use pfcp_node::{LocalNode, Node, NodeConfig, NodeEvent, PeerEvent, RequestId, RequestProfile};
+use pfcp_node::{RequestError, Response};
+use pfcp_overload::NodeKey;
+use pfcp_sim::responder::{Answer, Responder};
+use pfcp_sim::traffic::{build_request, Step};
+use pfcp_wire::encode::MessageBuilder;
+use pfcp_wire::ie::{NodeId, OverloadControlInformation, RecoveryTimeStamp};
+use pfcp_wire::{Cause, Encode, Header};
+
+/// The CP's address.
+pub const CP_ADDR: &str = "198.51.100.1:8805";
+
+/// The CP's address, parsed.
+pub fn cp_addr() -> SocketAddr {
+    CP_ADDR.parse().unwrap()
+}
+
+/// The address of UP `i` (0-based): 192.0.2.(i+1):8805.
+pub fn up_addr(i: usize) -> SocketAddr {
+    SocketAddr::from(([192, 0, 2, (i + 1) as u8], 8805))
+}
+
+/// The Node ID of UP `i`: `upf(i+1).example.net`.
+pub fn up_key(i: usize) -> NodeKey {
+    NodeKey::fqdn(&format!("upf{}.example.net", i + 1))
+}
+
+/// How a UP of the net behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct UpSpec {
+    /// Its Heartbeat interval towards the CP (its other traffic), `None`: none.
+    pub heartbeat: Option<Duration>,
+    /// Whether it answers at all (a dead UP makes the CP retransmit).
+    pub alive: bool,
+}
+
+impl Default for UpSpec {
+    fn default() -> Self {
+        UpSpec {
+            heartbeat: None,
+            alive: true,
+        }
+    }
+}
+
+/// A UP function of the net.
+pub struct Up {
+    /// The node.
+    pub node: Node,
+    /// Its session answers.
+    pub responder: Responder,
+    /// Whether it receives and answers.
+    pub alive: bool,
+    /// An OCI it adds to each of its session responses (as an overloaded UP function does,
+    /// TS 29.244 6.2.4.3), if any.
+    pub oci: Option<OverloadControlInformation>,
+}
+
+/// The CP, its UPs, the link and the clock.
+pub struct Net {
+    /// The origin of virtual time.
+    pub t0: Instant,
+    /// Now.
+    pub now: Instant,
+    /// One-way delay of the link.
+    pub delay: Duration,
+    /// The CP node.
+    pub cp: Node,
+    /// The UP nodes.
+    pub ups: Vec<Up>,
+    /// Datagrams in flight: (arrival, from, to, bytes), in arrival order (one delay).
+    pub wire: VecDeque<(Instant, SocketAddr, SocketAddr, Bytes)>,
+    /// The outcomes of the CP's requests.
+    pub outcomes: Vec<(RequestId, Result<Response, RequestError>)>,
+    /// The CP's peer events.
+    pub cp_events: Vec<PeerEvent>,
+    /// Requests the CP answered (Session Report Requests and the like).
+    pub cp_answered: u64,
+}
+
+fn node_ie(name: &str) -> Vec<u8> {
+    let mut ie = Vec::new();
+    NodeId::Fqdn(pfcp_wire::ie::Fqdn::from_dotted(name).unwrap())
+        .encode(&mut ie)
+        .unwrap();
+    ie
+}
+
+/// `message` with `ie` appended as its last IE, the header's length patched (octets 3-4,
+/// TS 29.244 7.2.1: the length after the first four octets).
+fn with_ie(message: &Bytes, ie: &impl Encode) -> Bytes {
+    let mut v = message.to_vec();
+    ie.encode(&mut v).unwrap();
+    let len = u16::try_from(v.len() - 4).unwrap().to_be_bytes();
+    v.splice(2..4, len);
+    Bytes::from(v)
+}
+
+impl Net {
+    /// A CP with `cp` (its local node: `smf1.example.net`) and one UP per spec, not yet
+    /// associated.
+    pub fn new(cp: NodeConfig, ups: &[UpSpec]) -> Net {
+        let t0 = Instant::now();
+        let ups = ups
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let key = up_key(i);
+                let name = format!("upf{}.example.net", i + 1);
+                let local = LocalNode::up(key, RecoveryTimeStamp(1000 + i as u32));
+                let node = Node::new(
+                    NodeConfig::new(local.clone()).with_heartbeat_interval(spec.heartbeat),
+                    t0,
+                )
+                .unwrap();
+                Up {
+                    node,
+                    responder: Responder::new(local, node_ie(&name), up_addr(i).ip()),
+                    alive: spec.alive,
+                    oci: None,
+                }
+            })
+            .collect();
+        Net {
+            t0,
+            now: t0,
+            delay: Duration::from_micros(100),
+            cp: Node::new(cp, t0).unwrap(),
+            ups,
+            wire: VecDeque::new(),
+            outcomes: Vec::new(),
+            cp_events: Vec::new(),
+            cp_answered: 0,
+        }
+    }
+
+    /// The CP's local node for [`Net::new`].
+    pub fn cp_local() -> LocalNode {
+        LocalNode::cp(NodeKey::fqdn("smf1.example.net"), RecoveryTimeStamp(7))
+    }
+
+    /// UP `i` restarts: a new node on the same address with a new Recovery Time Stamp
+    /// (`rts`) and nothing of its sessions or associations (TS 29.244 6.2.2: the CP detects
+    /// it from the Recovery Time Stamp).
+    pub fn restart_up(&mut self, i: usize, rts: u32) {
+        let key = up_key(i);
+        let name = format!("upf{}.example.net", i + 1);
+        let local = LocalNode::up(key, RecoveryTimeStamp(rts));
+        let heartbeat = None;
+        let node = Node::new(
+            NodeConfig::new(local.clone()).with_heartbeat_interval(heartbeat),
+            self.now,
+        )
+        .unwrap();
+        let up = &mut self.ups[i];
+        up.node = node;
+        up.responder = Responder::new(local, node_ie(&name), up_addr(i).ip());
+    }
+
+    /// Associate the CP with every UP that is alive.
+    pub fn associate_all(&mut self) {
+        for i in 0..self.ups.len() {
+            if self.ups[i].alive {
+                self.cp.associate(up_addr(i), self.now).unwrap();
+            }
+        }
+        self.after(Duration::from_millis(10));
+    }
+
+    fn up_index(addr: SocketAddr) -> Option<usize> {
+        match addr.ip() {
+            std::net::IpAddr::V4(v4) if v4.octets()[..3] == [192, 0, 2] => {
+                Some(usize::from(v4.octets()[3]) - 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// Move datagrams and events until every node is quiet at the current instant.
+    pub fn pump(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(t) = self.cp.poll_transmit() {
+                any = true;
+                self.wire
+                    .push_back((self.now + self.delay, cp_addr(), t.peer, t.bytes));
+            }
+            for i in 0..self.ups.len() {
+                while let Some(t) = self.ups[i].node.poll_transmit() {
+                    any = true;
+                    if self.ups[i].alive {
+                        self.wire
+                            .push_back((self.now + self.delay, up_addr(i), t.peer, t.bytes));
+                    }
+                }
+            }
+            while let Some(e) = self.cp.poll_event() {
+                any = true;
+                match e {
+                    NodeEvent::Outcome { id, result } => self.outcomes.push((id, result)),
+                    NodeEvent::Peer(p) => self.cp_events.push(p),
+                    NodeEvent::Request(req) => {
+                        // A UP's request (a Session Report Request): accepted.
+                        let r = &req.reference;
+                        let Some(rt) = r.message_type.response_type() else {
+                            continue;
+                        };
+                        let mut h = Header::new(rt).with_sequence(r.sequence);
+                        if r.seid.is_some() {
+                            h = h.with_seid(req.remote_seid.unwrap_or(0));
+                        }
+                        let b = MessageBuilder::new(h).ie(Cause::REQUEST_ACCEPTED);
+                        let mut buf = vec![0; b.encoded_len()];
+                        b.encode_into(&mut buf).unwrap();
+                        self.cp.respond(r, Bytes::from(buf), self.now).unwrap();
+                        self.cp_answered += 1;
+                    }
+                    _ => {}
+                }
+            }
+            for i in 0..self.ups.len() {
+                while let Some(e) = self.ups[i].node.poll_event() {
+                    any = true;
+                    if let NodeEvent::Request(req) = e {
+                        let up = &mut self.ups[i];
+                        let node = &up.node;
+                        let answer = up
+                            .responder
+                            .answer(&req, |s| node.session(s).is_some())
+                            .unwrap();
+                        match answer {
+                            Answer::Respond(b, _) => {
+                                let b = match &up.oci {
+                                    Some(oci) => with_ie(&b, oci),
+                                    None => b,
+                                };
+                                up.node.respond(&req.reference, b, self.now).unwrap()
+                            }
+                            Answer::Reject(c) => {
+                                up.node.reject(&req.reference, c, self.now).unwrap()
+                            }
+                        }
+                    }
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Deliver what is due and fire the timers, repeatedly, up to `until`.
+    pub fn run_until(&mut self, until: Instant) {
+        loop {
+            self.pump();
+            let next_wire = self.wire.front().map(|(t, ..)| *t);
+            let up_timers = self
+                .ups
+                .iter()
+                .filter(|u| u.alive)
+                .filter_map(|u| u.node.poll_timeout())
+                .min();
+            let next = [next_wire, self.cp.poll_timeout(), up_timers]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(t) = next.filter(|t| *t <= until) else {
+                self.now = until;
+                return;
+            };
+            self.now = self.now.max(t);
+            if next_wire == Some(t) {
+                let (_, from, to, bytes) = self.wire.pop_front().unwrap();
+                if to == cp_addr() {
+                    self.cp.handle_datagram(from, bytes, self.now);
+                } else if let Some(i) = Self::up_index(to) {
+                    if let Some(up) = self.ups.get_mut(i).filter(|u| u.alive) {
+                        up.node.handle_datagram(from, bytes, self.now);
+                    }
+                }
+                continue;
+            }
+            self.cp.handle_timeout(self.now);
+            for up in self.ups.iter_mut().filter(|u| u.alive) {
+                up.node.handle_timeout(self.now);
+            }
+        }
+    }
+
+    /// Run for `d`.
+    pub fn after(&mut self, d: Duration) {
+        let until = self.now + d;
+        self.run_until(until);
+    }
+
+    /// The CP sends a Session Establishment Request for its session `cp_seid` to UP `i`.
+    pub fn establish(&mut self, i: usize, cp_seid: u64, profile: &RequestProfile) -> RequestId {
+        self.send(i, Step::Establish, cp_seid, 0, profile)
+    }
+
+    /// The CP sends a request of `step` for its session `cp_seid` (the UP's `up_seid`) to UP
+    /// `i`.
+    pub fn send(
+        &mut self,
+        i: usize,
+        step: Step,
+        cp_seid: u64,
+        up_seid: u64,
+        profile: &RequestProfile,
+    ) -> RequestId {
+        let (h, ies) = build_request(
+            step,
+            cp_seid,
+            up_seid,
+            &node_ie("smf1.example.net"),
+            cp_addr().ip(),
+        )
+        .unwrap();
+        self.cp
+            .send_request(up_addr(i), h, &ies, profile, self.now)
+            .unwrap()
+    }
+
+    /// The outcome of request `id`, if it has come.
+    pub fn outcome(&self, id: RequestId) -> Option<&Result<Response, RequestError>> {
+        self.outcomes.iter().find(|(i, _)| *i == id).map(|(_, r)| r)
+    }
+}
