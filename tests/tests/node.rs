@@ -194,7 +194,12 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     assert!(told > 0, "{told}");
     // Then quiet: the UP publishes a lower metric, which no response has carried yet.
     p.after(Duration::from_secs(6));
-    let current = p.up.admission().unwrap().reporter().current_oci(true).unwrap();
+    let current =
+        p.up.admission()
+            .unwrap()
+            .reporter()
+            .current_oci(true)
+            .unwrap();
     assert!(current.metric.percent() < told, "{current:?} vs {told}");
     assert_eq!(p.cp.cp().unwrap().reduction(&upf, p.now), told);
     // A usage report on the first session (Report Type USAR, Table 7.5.8.1-1) carries it.
@@ -215,7 +220,10 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     assert_eq!(oci.metric, current.metric);
     // Its load fell too, and the LCI goes with it (the CP supports LOAD).
     let lci = report.load_control_information().unwrap().unwrap();
-    assert_eq!(Some(lci.metric.percent()), p.up.admission().unwrap().load_metric());
+    assert_eq!(
+        Some(lci.metric.percent()),
+        p.up.admission().unwrap().load_metric()
+    );
     // The CP applies it on receipt, before its application answers the report.
     p.cp.handle_datagram(addr(UP), sent.bytes.clone(), p.now);
     let entity = Destination {
