@@ -36,7 +36,10 @@
 //!
 //! * **Node messages**: Heartbeat and Association Setup/Update/Release requests are answered
 //!   ([`crate::peer`]); heartbeats go to associated peers every
-//!   [`NodeConfig::heartbeat_interval`].
+//!   [`NodeConfig::heartbeat_interval`]. A Heartbeat Request alone in its datagram is
+//!   answered afresh every time, retransmissions too, and kept out of the transaction
+//!   layer's tables: its answer does not change, and a stream of heartbeats must not evict
+//!   the cached responses of session requests.
 //! * **Errors** (clause 7.6): a malformed request is answered with the Cause and Offending IE
 //!   `pfcp-wire` maps; a wrong version with Version Not Supported Response; unknown message
 //!   types are discarded; a session request from a peer without an association gets Cause 72
