@@ -126,10 +126,20 @@ fn run(args: &UpArgs) -> Result<(), String> {
     if !(0.0..=1.0).contains(&args.rejection_cost) {
         return Err("--rejection-cost must be between 0 and 1".into());
     }
-    runtime()?.block_on(serve(args))
+    up_runtime()?.block_on(serve(args))
 }
 
-/// The tokio runtime of `pfcp up` and `pfcp cp`.
+/// The runtime of `pfcp up`: one thread. Its work is one endpoint task (the handler answers
+/// in it), so a second worker only adds cross-thread wake-ups (`docs/benchmarks.md`,
+/// pfcp-node: the multi-thread figures, and one associated CP against `pfcp up`).
+fn up_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {}", io_error_text(&e)))
+}
+
+/// The tokio runtime of `pfcp cp` and `pfcp sim`.
 pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

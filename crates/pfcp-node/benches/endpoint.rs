@@ -1,5 +1,5 @@
 //! Request/response rate through the tokio [`Endpoint`] on loopback, against a bare tokio UDP
-//! echo pair measured in the same run (perf-anchors S4, closed loop).
+//! echo pair and a C UDP echo server measured in the same run (perf-anchors S4, closed loop).
 //!
 //! Scenarios, each at K outstanding requests (default K = 1 and 32):
 //!
@@ -17,6 +17,9 @@
 //! * `echo` (the peer): a client socket keeps K datagrams of the request's size in flight and
 //!   sends a new one per datagram received; a server socket echoes every datagram
 //!   (`recv_from`/`send_to`, one task each). No PFCP work: the loopback floor.
+//! * `c-echo` (the second peer): the same client against `benches/udp_echo.c` (blocking
+//!   `recvfrom`/`sendto`, compiled with `cc -O2` at start-up, `$CC` if set) in a child process;
+//!   its CPU time counts with this process's. Left out, with a note, if `cc` fails.
 //!
 //! The endpoint side runs K client tasks, each looping request → await response (how an
 //! application uses the handle). Both sides of each pair live in this process on the same
@@ -25,11 +28,12 @@
 //! source, would cap this single-peer test; `PFCP_BENCH_DEFAULT_GUARD=1` keeps it), no UP
 //! admission and no CP overload control.
 //!
-//! Each repetition measures every (scenario, K) pair, echo and endpoint back to back (order
-//! alternating between repetitions), with a warm-up before each window. Reported per
+//! Each repetition measures every (scenario, K) triple, echo, C echo and endpoint back to back
+//! (order reversed every other repetition), with a warm-up before each window. Reported per
 //! measurement: round trips/s, process CPU time per round trip (from `/proc/self/stat`,
-//! 10 ms ticks) and its user-mode share; then per (scenario, K) the medians and the median of
-//! the per-repetition ratios endpoint/echo, with min–max. Two ratios: of the rates (what the
+//! 10 ms ticks, plus the C echo's from `/proc/PID/stat`) and its user-mode share; then per
+//! (scenario, K) the medians and the median of the per-repetition ratios endpoint/echo and
+//! endpoint/C echo, with min–max. Two ratios: of the rates (what the
 //! goal names; on a box shared with other work it swings with their load), and of the CPU
 //! time per round trip, echo/endpoint (the rate ratio a CPU-bound run converges to; it hardly
 //! moves with the load of other processes).
@@ -42,7 +46,9 @@
 //! `both`), `PFCP_BENCH_DEFAULT_GUARD=1`, `PFCP_BENCH_CACHE` (the UP's response cache size;
 //! default the endpoint's 65 536, which this load keeps full and evicting); for profiling one
 //! side, `PFCP_BENCH_MSG` (`heartbeat`, `establishment` or `establishment-channel`) and
-//! `PFCP_BENCH_ONLY` (`echo` or `endpoint`).
+//! `PFCP_BENCH_ONLY` (`echo`, `c-echo` or `endpoint`).
+//!
+//! `pfcp up` itself, a separate process, against the C echo: `tests/examples/rtt.rs`.
 
 use std::fmt;
 use std::io;
@@ -110,6 +116,8 @@ impl fmt::Display for Scenario {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Variant {
     Echo,
+    /// `benches/udp_echo.c` in a child process.
+    CEcho,
     Endpoint,
 }
 
@@ -117,6 +125,7 @@ impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Variant::Echo => "echo",
+            Variant::CEcho => "c-echo",
             Variant::Endpoint => "endpoint",
         })
     }
@@ -135,6 +144,8 @@ struct Settings {
     scenarios: Vec<Scenario>,
     /// Only these variants (`PFCP_BENCH_ONLY`), for profiling.
     variants: Vec<Variant>,
+    /// The compiled C echo, if `cc` built it.
+    c_echo: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -185,9 +196,11 @@ impl Settings {
             },
             variants: match std::env::var("PFCP_BENCH_ONLY").as_deref() {
                 Ok("echo") => vec![Variant::Echo],
+                Ok("c-echo") => vec![Variant::CEcho],
                 Ok("endpoint") => vec![Variant::Endpoint],
-                _ => vec![Variant::Echo, Variant::Endpoint],
+                _ => vec![Variant::Echo, Variant::CEcho, Variant::Endpoint],
             },
+            c_echo: build_c_echo(),
         }
     }
 }
@@ -221,9 +234,42 @@ fn runtime(flavour: Flavour) -> io::Result<Runtime> {
     }
 }
 
-/// Process CPU ticks (user, system) from `/proc/self/stat` (fields 14 and 15).
-fn cpu_ticks() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+/// `benches/udp_echo.c` compiled into the target's scratch directory; `None` (with a note) if
+/// the compiler fails.
+fn build_c_echo() -> Option<std::path::PathBuf> {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("udp_echo");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/udp_echo.c");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    match std::process::Command::new(&cc)
+        .arg("-O2")
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+    {
+        Ok(s) if s.success() => Some(out),
+        other => {
+            println!("# c-echo left out: {cc} on {}: {other:?}", src.display());
+            None
+        }
+    }
+}
+
+/// Process CPU ticks (user, system) of this process and, if given, a child.
+fn cpu_ticks(child: Option<u32>) -> (u64, u64) {
+    let (u, s) = proc_ticks("self");
+    match child {
+        Some(pid) => {
+            let (cu, cs) = proc_ticks(&pid.to_string());
+            (u + cu, s + cs)
+        }
+        None => (u, s),
+    }
+}
+
+/// CPU ticks (user, system) from `/proc/PID/stat` (fields 14 and 15).
+fn proc_ticks(pid: &str) -> (u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     let after_comm = stat.rsplit_once(')').map(|(_, s)| s).unwrap_or_default();
     let fields: Vec<&str> = after_comm.split_whitespace().collect();
     let field = |i: usize| fields.get(i).and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -234,15 +280,21 @@ fn cpu_ticks() -> (u64, u64) {
 /// Clock ticks per second of `/proc/self/stat` (`getconf CLK_TCK` is 100 on Linux).
 const CLK_TCK: f64 = 100.0;
 
-/// Wait out the warm-up, then count completions over the window.
-async fn window(done: &AtomicU64, errors: &AtomicU64, settings: &Settings) -> Sample {
+/// Wait out the warm-up, then count completions over the window (CPU time: this process's and
+/// `child`'s).
+async fn window(
+    done: &AtomicU64,
+    errors: &AtomicU64,
+    settings: &Settings,
+    child: Option<u32>,
+) -> Sample {
     tokio::time::sleep(settings.warmup).await;
     let (c0, e0) = (done.load(Ordering::Relaxed), errors.load(Ordering::Relaxed));
-    let (u0, s0) = cpu_ticks();
+    let (u0, s0) = cpu_ticks(child);
     let t0 = tokio::time::Instant::now();
     tokio::time::sleep(settings.window).await;
     let elapsed = t0.elapsed().as_secs_f64();
-    let (u1, s1) = cpu_ticks();
+    let (u1, s1) = cpu_ticks(child);
     let n = done.load(Ordering::Relaxed) - c0;
     let errors = errors.load(Ordering::Relaxed) - e0;
     let (user, sys) = ((u1 - u0) as f64, (s1 - s0) as f64);
@@ -263,22 +315,65 @@ async fn window(done: &AtomicU64, errors: &AtomicU64, settings: &Settings) -> Sa
     }
 }
 
-/// The echo pair: K datagrams of `size` octets in flight.
-async fn echo(size: usize, k: usize, settings: &Settings) -> io::Result<Sample> {
-    let server = UdpSocket::bind(local()).await?;
+/// The C echo server, killed when dropped.
+struct CEchoServer(std::process::Child);
+
+impl Drop for CEchoServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start the C echo on 127.0.0.1 and read its port from its first line.
+fn c_echo_server(path: &std::path::Path) -> io::Result<(CEchoServer, SocketAddr)> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(path)
+        .args(["plain", "127.0.0.1"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        std::io::BufReader::new(out).read_line(&mut line)?;
+    }
+    let server = CEchoServer(child);
+    let addr = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| io::Error::other(format!("udp_echo said {line:?}")))?;
+    Ok((server, addr))
+}
+
+/// The echo pair: K datagrams of `size` octets in flight; the server a tokio task, or the C
+/// echo in a child process (`c`).
+async fn echo(size: usize, k: usize, c: bool, settings: &Settings) -> io::Result<Sample> {
     let client = UdpSocket::bind(local()).await?;
-    let to = server.local_addr()?;
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 65_535];
-        loop {
-            let Ok((n, from)) = server.recv_from(&mut buf).await else {
-                continue;
-            };
-            let _ = server.send_to(buf.get(..n).unwrap_or_default(), from).await;
+    let mut c_server = None;
+    let to = match (c, &settings.c_echo) {
+        (true, Some(path)) => {
+            let (server, addr) = c_echo_server(path)?;
+            c_server = Some(server);
+            addr
         }
-    });
+        (true, None) => return Err(io::Error::other("no C echo")),
+        (false, _) => {
+            let server = UdpSocket::bind(local()).await?;
+            let to = server.local_addr()?;
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 65_535];
+                loop {
+                    let Ok((n, from)) = server.recv_from(&mut buf).await else {
+                        continue;
+                    };
+                    let _ = server.send_to(buf.get(..n).unwrap_or_default(), from).await;
+                }
+            });
+            to
+        }
+    };
     let payload = vec![0x21u8; size];
     for _ in 0..k {
         client.send_to(&payload, to).await?;
@@ -296,7 +391,10 @@ async fn echo(size: usize, k: usize, settings: &Settings) -> io::Result<Sample> 
             }
         }
     });
-    Ok(window(&done, &errors, settings).await)
+    let child = c_server.as_ref().map(|s| s.0.id());
+    let sample = window(&done, &errors, settings, child).await;
+    drop(c_server);
+    Ok(sample)
 }
 
 fn endpoint_config(local: LocalNode, settings: &Settings) -> EndpointConfig {
@@ -431,7 +529,7 @@ async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Res
             }
         });
     }
-    let sample = window(&done, &errors, settings).await;
+    let sample = window(&done, &errors, settings, None).await;
     drop(cp_ch);
     Ok(sample)
 }
@@ -450,7 +548,8 @@ fn measure(
     };
     let sample = rt.block_on(async {
         match variant {
-            Variant::Echo => echo(size, k, settings).await,
+            Variant::Echo => echo(size, k, false, settings).await,
+            Variant::CEcho => echo(size, k, true, settings).await,
             Variant::Endpoint => endpoints(scenario, k, settings).await,
         }
     });
@@ -493,7 +592,7 @@ fn loadavg() -> String {
 fn main() -> io::Result<()> {
     let settings = Settings::from_env();
     println!(
-        "# pfcp-node endpoint vs tokio UDP echo: window {:.1} s, warm-up {:.1} s, {} repetitions, \
+        "# pfcp-node endpoint vs tokio and C UDP echo: window {:.1} s, warm-up {:.1} s, {} repetitions, \
          K = {:?}, guard {}, response cache {}, nproc {}, loadavg before {}",
         settings.window.as_secs_f64(),
         settings.warmup.as_secs_f64(),
@@ -515,22 +614,27 @@ fn main() -> io::Result<()> {
         establishment_len()
     );
     for &flavour in &settings.flavours {
-        // (scenario, k) -> (echo samples, endpoint samples)
+        // (scenario, k) -> (echo samples, endpoint samples, C echo samples)
         let points: Vec<(Scenario, usize)> = settings
             .scenarios
             .iter()
             .flat_map(|&s| settings.ks.iter().map(move |&k| (s, k)))
             .collect();
-        let mut results: Vec<(Vec<Sample>, Vec<Sample>)> =
-            points.iter().map(|_| (Vec::new(), Vec::new())).collect();
+        let mut results: Vec<(Vec<Sample>, Vec<Sample>, Vec<Sample>)> = points
+            .iter()
+            .map(|_| (Vec::new(), Vec::new(), Vec::new()))
+            .collect();
         for rep in 0..settings.reps {
-            for (&(scenario, k), (echoes, eps)) in points.iter().zip(results.iter_mut()) {
-                let order = if rep % 2 == 0 {
-                    [Variant::Echo, Variant::Endpoint]
-                } else {
-                    [Variant::Endpoint, Variant::Echo]
+            for (&(scenario, k), (echoes, eps, c_echoes)) in points.iter().zip(results.iter_mut()) {
+                let mut order = [Variant::Echo, Variant::CEcho, Variant::Endpoint];
+                if rep % 2 == 1 {
+                    order.reverse();
+                }
+                let wanted = |v: &Variant| {
+                    settings.variants.contains(v)
+                        && (*v != Variant::CEcho || settings.c_echo.is_some())
                 };
-                for variant in order.into_iter().filter(|v| settings.variants.contains(v)) {
+                for variant in order.into_iter().filter(wanted) {
                     let s = measure(flavour, scenario, variant, k, &settings)?;
                     println!(
                         "{{\"scenario\":\"S4\",\"runtime\":\"{flavour}\",\"msg\":\"{scenario}\",\
@@ -545,6 +649,7 @@ fn main() -> io::Result<()> {
                     );
                     match variant {
                         Variant::Echo => echoes.push(s),
+                        Variant::CEcho => c_echoes.push(s),
                         Variant::Endpoint => eps.push(s),
                     }
                 }
@@ -562,7 +667,7 @@ fn main() -> io::Result<()> {
              | user share echo / endpoint | errors |"
         );
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (&(scenario, k), (echoes, eps)) in points.iter().zip(results.iter()) {
+        for (&(scenario, k), (echoes, eps, _)) in points.iter().zip(results.iter()) {
             // Per repetition: the pair measured back to back.
             let pairs = || echoes.iter().zip(eps.iter());
             let ratios: Vec<f64> = pairs().map(|(e, p)| p.rate / e.rate).collect();
@@ -586,6 +691,39 @@ fn main() -> io::Result<()> {
                 med(echoes, |s| s.user_share),
                 med(eps, |s| s.user_share),
                 eps.iter().map(|s| s.errors).sum::<u64>(),
+            );
+        }
+        println!();
+        if results.iter().all(|(_, _, c)| c.is_empty()) {
+            continue;
+        }
+        println!("Against the C echo (`benches/udp_echo.c`, its CPU time included):");
+        println!();
+        println!(
+            "| scenario | K | C echo rt/s | endpoint rt/s | ratio endpoint/C echo (min–max) \
+             | CPU µs/rt C echo | CPU µs/rt endpoint | CPU ratio C echo/endpoint (min–max) |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (&(scenario, k), (_, eps, c_echoes)) in points.iter().zip(results.iter()) {
+            let pairs = || c_echoes.iter().zip(eps.iter());
+            let ratios: Vec<f64> = pairs().map(|(e, p)| p.rate / e.rate).collect();
+            let cpu_ratios: Vec<f64> = pairs().map(|(e, p)| e.cpu_us / p.cpu_us).collect();
+            let (lo, hi) = min_max(&ratios);
+            let (cpu_lo, cpu_hi) = min_max(&cpu_ratios);
+            let med = |v: &[Sample], f: fn(&Sample) -> f64| median(v.iter().map(f).collect());
+            println!(
+                "| {scenario} | {k} | {:.0} | {:.0} | {:.2} ({:.2}–{:.2}) | {:.1} | {:.1} \
+                 | {:.2} ({:.2}–{:.2}) |",
+                med(c_echoes, |s| s.rate),
+                med(eps, |s| s.rate),
+                median(ratios),
+                lo,
+                hi,
+                med(c_echoes, |s| s.cpu_us),
+                med(eps, |s| s.cpu_us),
+                median(cpu_ratios),
+                cpu_lo,
+                cpu_hi,
             );
         }
         println!();

@@ -5,6 +5,9 @@
 //! cargo run -p pfcp-node --example minimal_cp    # another one
 //! ```
 //!
+//! An optional argument is the address to listen on instead (port 0: any free port; the
+//! address bound is printed).
+//!
 //! The endpoint does the protocol work: it answers Heartbeat and Association requests, queues
 //! session requests by message priority and serves them at the configured rate (self-
 //! protection), rejects what does not fit with cause 74 "PFCP entity in congestion", and
@@ -91,11 +94,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = EndpointConfig::new(local).with_admission(admission);
     let mut sessions = Sessions { next_up_seid: 1 };
     let handler = move |request: &RequestView<'_>| sessions.handle(request);
-    let (_endpoint, mut channels) =
-        Endpoint::bind_with_handler(config, "127.0.0.1:8805".parse()?, handler).await?;
-    println!("UP function {NODE_ID} listening on 127.0.0.1:8805 (100 requests/s)");
+    let listen = std::env::args().nth(1).unwrap_or("127.0.0.1:8805".into());
+    let (endpoint, mut channels) =
+        Endpoint::bind_with_handler(config, listen.parse()?, handler).await?;
+    println!(
+        "UP function {NODE_ID} listening on {} (100 requests/s)",
+        endpoint.local_addr()
+    );
 
-    // What the handler deferred. Holding `channels` (and `_endpoint`) keeps the endpoint up.
+    // What the handler deferred. Holding `channels` (and `endpoint`) keeps the endpoint up.
     while let Some(request) = channels.incoming.recv().await {
         let msg = request.message()?;
         println!(
@@ -104,5 +111,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             request.peer
         );
     }
+    drop(endpoint);
     Ok(())
 }

@@ -30,8 +30,8 @@ pub struct GuardConfig {
     /// Burst allowance per unassociated source, datagrams. Default 2 000.
     pub burst: f64,
     /// Datagrams per second allowed per associated peer; `None`: no limit (the default; a
-    /// [`Node`](crate::node::Node) with a UP service rate sets 1000 times that rate). The
-    /// burst allowance is a tenth of a second of it.
+    /// [`Node`](crate::node::Node) with a UP service rate sets 1000 times that rate, at least
+    /// 50 times [`GuardConfig::rate`]). The burst allowance is a tenth of a second of it.
     pub associated_rate: Option<f64>,
     /// Most sources tracked. Default 16 384.
     pub max_sources: usize,

@@ -36,7 +36,10 @@
 //!
 //! * **Node messages**: Heartbeat and Association Setup/Update/Release requests are answered
 //!   ([`crate::peer`]); heartbeats go to associated peers every
-//!   [`NodeConfig::heartbeat_interval`].
+//!   [`NodeConfig::heartbeat_interval`]. A Heartbeat Request alone in its datagram is
+//!   answered afresh every time, retransmissions too, and kept out of the transaction
+//!   layer's tables: its answer does not change, and a stream of heartbeats must not evict
+//!   the cached responses of session requests.
 //! * **Errors** (clause 7.6): a malformed request is answered with the Cause and Offending IE
 //!   `pfcp-wire` maps; a wrong version with Version Not Supported Response; unknown message
 //!   types are discarded; a session request from a peer without an association gets Cause 72
@@ -219,6 +222,10 @@ pub struct Node {
     stats: NodeStats,
 }
 
+/// The least flood limit of an associated peer derived from the service rate, in multiples of
+/// the unassociated rate ([`GuardConfig::rate`](crate::guard::GuardConfig::rate)).
+const ASSOCIATED_FLOOR: f64 = 50.0;
+
 /// Most datagrams waiting in the backlog beyond which Version Not Supported Responses are not
 /// sent (they are a courtesy).
 const MAX_BACKLOG: usize = 1024;
@@ -260,11 +267,13 @@ impl Node {
         let mut guard_config = config.guard;
         if guard_config.associated_rate.is_none() {
             // An associated CP's requests are ranked by admission, not dropped unread: only a
-            // flood far beyond what the UP serves is (1000 times its service rate).
+            // flood far beyond what the UP serves is (1000 times its service rate), and never
+            // below what one socket can carry (50 times the unassociated rate, 1 000 000/s by
+            // default): its Heartbeats are answered whatever the session service rate.
             guard_config.associated_rate = admission
                 .as_ref()
                 .and_then(|a| a.config().service_rate)
-                .map(|r| (r * 1000.0).max(guard_config.rate));
+                .map(|r| (r * 1000.0).max(guard_config.rate * ASSOCIATED_FLOOR));
         }
         Ok(Node {
             heartbeat_interval: config.heartbeat_interval,

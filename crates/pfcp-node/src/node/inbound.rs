@@ -36,6 +36,20 @@ impl Node {
                 return;
             }
         }
+        if payload.get(1) == Some(&MessageType::HEARTBEAT_REQUEST.0)
+            && self.backlog.len() < MAX_BACKLOG
+        {
+            // A lone Heartbeat Request is answered afresh, past the transaction layer: its
+            // answer is the same for a retransmission (clause 6.2.2.2; restart detection
+            // sees the same stamp again), so nothing is gained by remembering it, and a
+            // peer's heartbeats, however many, neither evict the cached responses of session
+            // requests nor take room among the requests in progress. Anything else (FO
+            // bundles, malformed) takes the general path.
+            if let Ok(msg) = Message::decode(&payload) {
+                self.on_heartbeat(from, &msg, now);
+                return;
+            }
+        }
         if let Some(mut intake) = self.xact.intake(from, &payload) {
             // The messages come decoded from the intake: nothing below decodes them again.
             while let Some(accepted) = self.xact.next_accepted(&mut intake, now) {
@@ -64,6 +78,24 @@ impl Node {
             }
         }
         self.drain_xact(now);
+    }
+
+    /// A Heartbeat Request answered without the transaction layer (see
+    /// [`Node::handle_datagram`]).
+    fn on_heartbeat(&mut self, peer: SocketAddr, msg: &Message<'_>, now: Instant) {
+        self.stats.heartbeats_answered += 1;
+        match self.peers.handle_request(&self.local, peer, msg, now) {
+            Some(Ok(a)) => {
+                if let Some(bytes) = a.response {
+                    self.backlog.push_back(Transmit { peer, bytes });
+                }
+                for e in a.events {
+                    self.on_peer_event(e, now);
+                }
+            }
+            Some(Err(e)) => warn!(%peer, error = %e, "heartbeat response not built"),
+            None => {}
+        }
     }
 
     fn on_request(

@@ -299,6 +299,9 @@ pub struct NodeStats {
     pub datagrams_received: u64,
     /// Of those, dropped by the ingress guard without a reading.
     pub datagrams_dropped_by_guard: u64,
+    /// Heartbeat Requests answered by the node (past the transaction layer: they are not in
+    /// its counters, and a retransmitted one is answered again rather than from its cache).
+    pub heartbeats_answered: u64,
     /// Requests delivered to the application.
     pub requests_delivered: u64,
     /// Requests answered by the node itself with a rejection (Cause 72, 74, 7.6 errors).
