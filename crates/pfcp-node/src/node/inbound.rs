@@ -88,6 +88,8 @@ impl Node {
             Some(Ok(a)) => {
                 if let Some(bytes) = a.response {
                     self.backlog.push_back(Transmit { peer, bytes });
+                    // It counts in the connection's egress rate like every answer.
+                    self.count_egress(peer, pfcp_throttle::MessageKind::Answer, now);
                 }
                 for e in a.events {
                     self.on_peer_event(e, now);
