@@ -2,107 +2,15 @@
 //! times a UP emulator's capacity is throttled by the UP's overload control, emergency
 //! sessions keep their priority, and the summary is one JSON object.
 
-use std::io::{BufRead, BufReader};
+mod procs;
+
 use std::net::UdpSocket;
-use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use procs::{n, pfcp, start_up, summary};
 use serde_json::Value;
-
-/// A child process, killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A running `pfcp up`: the process, its address, its stderr lines.
-struct Up {
-    _process: Killed,
-    addr: String,
-    lines: mpsc::Receiver<String>,
-}
-
-fn start_up(args: &[&str]) -> Up {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
-        .args(["up", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let process = Killed(child);
-    let (tx, lines) = mpsc::channel();
-    // Keep reading even once nobody listens, so that the child never blocks on stderr.
-    thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let first = lines
-        .recv_timeout(Duration::from_secs(10))
-        .expect("pfcp up printed nothing");
-    let addr = first
-        .split("listening on ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("unexpected first line: {first}"))
-        .to_owned();
-    Up {
-        _process: process,
-        addr,
-        lines,
-    }
-}
-
-/// Run `pfcp` to completion (killed and failed after 30 s).
-fn pfcp(args: &[&str]) -> Output {
-    let child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
-            panic!("pfcp {args:?} did not finish in 30 s");
-        }
-    }
-}
-
-fn summary(out: &Output) -> Value {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pfcp cp failed: {stderr}");
-    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
-    let mut lines = stdout.lines();
-    let json = lines
-        .next()
-        .unwrap_or_else(|| panic!("no JSON; stderr: {stderr}"));
-    assert_eq!(lines.next(), None, "one JSON object on stdout");
-    println!("{stderr}{json}");
-    serde_json::from_str(json).unwrap()
-}
-
-fn n(v: &Value, path: &str) -> u64 {
-    v.pointer(path)
-        .and_then(Value::as_u64)
-        .unwrap_or_else(|| panic!("{path} missing in {v}"))
-}
 
 /// The largest Overload Reduction Metric in `pfcp up`'s status lines so far.
 fn max_overload_metric(lines: &mpsc::Receiver<String>) -> u64 {
