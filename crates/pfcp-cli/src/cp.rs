@@ -160,7 +160,7 @@ struct Ctx {
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
 async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String> {
     let meter = meter::install_with_exporter(args.metrics)?;
-    let node = node_key(&args.node_id)?;
+    let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
     let first = args.ups.first().ok_or("give at least one --up")?;
     let listen = args.listen.unwrap_or_else(|| {

@@ -25,8 +25,6 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
             let addr = up.addr.clone();
             thread::spawn(move || {
                 let seed = (i + 1).to_string();
-                // Distinct Node IDs: the UP keeps its OCI state per CP Node ID.
-                let node_id = format!("smf{}.example.net", i + 1);
                 let secs = SECS.to_string();
                 let rate = (5 * CAPACITY / 2).to_string();
                 summary(&pfcp(&[
@@ -39,8 +37,6 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
                     &secs,
                     "--seed",
                     &seed,
-                    "--node-id",
-                    &node_id,
                     "--json",
                 ]))
             })

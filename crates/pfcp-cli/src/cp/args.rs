@@ -23,9 +23,11 @@ pub struct CpArgs {
     /// Local address to bind (default: any port on all addresses of the first UP's family).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<SocketAddr>,
-    /// This CP function's Node ID: an IP address or an FQDN.
-    #[arg(long, default_value = "smf1.example.net", value_name = "ID")]
-    pub node_id: String,
+    /// This CP function's Node ID: an IP address or an FQDN. Default `smf-PID.example.net`
+    /// with this process's ID: a UP function keeps its overload state per CP Node ID, so
+    /// several `pfcp cp` on one host must not share one (each is its own CP function).
+    #[arg(long, value_name = "ID")]
+    pub node_id: Option<String>,
     /// Requests offered per second (establishments, modifications and deletions together).
     #[arg(long, default_value_t = 1000.0, value_name = "PER_SEC")]
     pub rate: f64,
@@ -141,6 +143,13 @@ impl LossPacing {
 }
 
 impl CpArgs {
+    /// `--node-id`, or the per-process default.
+    pub fn node_id(&self) -> String {
+        self.node_id
+            .clone()
+            .unwrap_or_else(|| format!("smf-{}.example.net", std::process::id()))
+    }
+
     /// The checks clap cannot express; the message names the flag.
     pub(super) fn check(&self) -> Result<(), String> {
         if !(self.rate.is_finite() && self.rate > 0.0) {
