@@ -280,7 +280,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     let permits = Arc::new(Semaphore::new(args.max_outstanding));
     let start = now();
     let progress = tokio::spawn(report_progress(ctx.clone(), state.clone(), start));
-    let events = tokio::spawn(report_events(channels.events));
+    let events = tokio::spawn(report_events(
+        channels.events,
+        state.clone(),
+        args.modifications,
+    ));
 
     let duration = Duration::from_secs(args.duration_secs);
     let offered_for = offer(&ctx, &state, &permits, args.rate, duration).await;

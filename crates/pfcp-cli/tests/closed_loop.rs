@@ -70,3 +70,73 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
         "emergency {emergency:.3} < arp2 {arp2:.3}"
     );
 }
+
+/// A UDP port nobody listens on right now.
+fn free_udp_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn clause_6_2_6_a_restarted_up_is_associated_again_and_its_sessions_restored() {
+    let addr = format!("127.0.0.1:{}", free_udp_port());
+    let listen = |secs: &str| {
+        procs::start_at(&[
+            "up",
+            "--listen",
+            &addr,
+            "--capacity",
+            "300",
+            "--duration-secs",
+            secs,
+        ])
+    };
+    let first = listen("3");
+    let cp = {
+        let addr = addr.clone();
+        thread::spawn(move || {
+            pfcp(&[
+                "cp",
+                "--up",
+                &addr,
+                "--rate",
+                "150",
+                "--duration-secs",
+                "8",
+                "--json",
+            ])
+        })
+    };
+    // The UP stops after 3 s; a new one (another Recovery Time Stamp) takes its address.
+    drop(first.wait_exit(std::time::Duration::from_secs(10)));
+    let _second = listen("10");
+    let out = cp.join().unwrap();
+    let s = summary(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Its sessions were reported lost and established again, as restorations.
+    assert!(n(&s, "/sessions_lost") > 0, "{stderr}");
+    assert!(n(&s, "/sessions_restored") > 0, "{stderr}");
+    // And the run succeeds again within 2 s of the UP being back: the last seconds of the
+    // progress lines count successes.
+    let per_second: Vec<u64> = stderr
+        .lines()
+        .filter(|l| l.contains("s] offered"))
+        .filter_map(|l| {
+            l.split("succeeded")
+                .nth(1)?
+                .split('|')
+                .next()?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert!(per_second.len() >= 7, "{per_second:?}");
+    assert!(
+        per_second.iter().rev().take(2).all(|&x| x > 0),
+        "{per_second:?}"
+    );
+}

@@ -79,11 +79,24 @@ pub(super) async fn report_progress(
     }
 }
 
-/// Print association changes during the run.
-pub(super) async fn report_events(mut events: mpsc::Receiver<PeerEvent>) {
+/// Print association changes during the run; sessions a UP function lost are established
+/// again (restorations).
+pub(super) async fn report_events(
+    mut events: mpsc::Receiver<PeerEvent>,
+    state: Arc<Mutex<State>>,
+    modifications: u32,
+) {
     while let Some(e) = events.recv().await {
         match e {
             PeerEvent::Associated { .. } => {}
+            PeerEvent::SessionsLost { peer, sessions, .. } => {
+                eprintln!(
+                    "pfcp cp: {peer} lost {} sessions: establishing them again",
+                    sessions.len()
+                );
+                let seids: Vec<u64> = sessions.iter().map(|s| s.local_seid).collect();
+                lock(&state).sessions_lost(&seids, modifications);
+            }
             other => eprintln!("pfcp cp: {other:?}"),
         }
     }

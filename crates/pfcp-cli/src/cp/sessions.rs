@@ -55,6 +55,12 @@ pub(super) struct Slot {
     pub(super) up_seid: u64,
     pub(super) entity: Option<IpAddr>,
     pub(super) modifications_left: u32,
+    /// The UP function lost the session while a step of it was in flight: established again
+    /// when that step settles.
+    pub(super) lost: bool,
+    /// This establishment restores a lost session (it ranks as a restoration, TS 29.273
+    /// annex C.2).
+    pub(super) restoring: bool,
 }
 
 /// What the UP functions sent.
@@ -97,6 +103,10 @@ pub(super) struct State {
     next_up: usize,
     pub(super) established: u64,
     pub(super) deleted: u64,
+    /// Sessions the UP functions lost (restart, failed heartbeats) and those established
+    /// again.
+    pub(super) lost: u64,
+    pub(super) restored: u64,
     pub(super) per_up: Vec<UpTally>,
     pub(super) outstanding: u64,
     pub(super) stopping: bool,
@@ -168,6 +178,8 @@ impl State {
             next_up: 0,
             established: 0,
             deleted: 0,
+            lost: 0,
+            restored: 0,
             per_up: vec![UpTally::default(); ups],
             outstanding: 0,
             stopping: false,
@@ -240,6 +252,8 @@ impl State {
                         up_seid: 0,
                         entity: None,
                         modifications_left: ctx.modifications,
+                        lost: false,
+                        restoring: false,
                     };
                 }
                 (slot, Step::Establish)
@@ -250,7 +264,10 @@ impl State {
         let class = ctx.classes.get(session.class)?;
         let mut profile = class.profile.clone();
         match step {
-            Step::Establish => profile = profile.with_redirect(ctx.redirect),
+            Step::Establish => {
+                profile = profile.with_redirect(ctx.redirect);
+                profile.restoration = session.restoring;
+            }
             Step::Modify | Step::Delete => {
                 profile.established = true;
                 if let Some(ip) = session.entity {
@@ -379,6 +396,12 @@ impl State {
         let Some(slot) = self.slots.get_mut(w.slot) else {
             return;
         };
+        if slot.lost {
+            // Lost while this step was in flight: establish it again, whatever the answer.
+            restore(slot, ctx.modifications);
+            self.ready.push_back((w.slot, Step::Establish));
+            return;
+        }
         let next = match step {
             Step::Establish => match up_fseid {
                 Some(f) if accepted => {
@@ -389,6 +412,10 @@ impl State {
                     }
                     slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
                     self.established += 1;
+                    if slot.restoring {
+                        slot.restoring = false;
+                        self.restored += 1;
+                    }
                     Some(if slot.modifications_left > 0 {
                         Step::Modify
                     } else {
@@ -417,6 +444,41 @@ impl State {
             None => self.free.push(w.slot),
         }
     }
+}
+
+impl State {
+    /// The UP function lost these sessions (by the CP's SEID, from
+    /// [`PeerEvent::SessionsLost`](pfcp_node::PeerEvent::SessionsLost)): each is established
+    /// again, as a restoration, at its next step (clauses 6.2.6, 6.2.7: the CP restores what it
+    /// still needs). A session that is not in use any more is left alone.
+    pub(super) fn sessions_lost(&mut self, cp_seids: &[u64], modifications: u32) {
+        if self.stopping {
+            return;
+        }
+        let free: std::collections::HashSet<usize> = self.free.iter().copied().collect();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if free.contains(&i) || !cp_seids.contains(&slot.cp_seid) {
+                continue;
+            }
+            self.lost += 1;
+            match self.ready.iter_mut().find(|(s, _)| *s == i) {
+                Some(entry) => {
+                    entry.1 = Step::Establish;
+                    restore(slot, modifications);
+                }
+                None => slot.lost = true,
+            }
+        }
+    }
+}
+
+/// A lost session's slot, made ready to be established again.
+fn restore(slot: &mut Slot, modifications: u32) {
+    slot.lost = false;
+    slot.restoring = true;
+    slot.up_seid = 0;
+    slot.entity = None;
+    slot.modifications_left = modifications;
 }
 
 pub(super) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {

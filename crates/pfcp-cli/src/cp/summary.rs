@@ -138,6 +138,10 @@ pub struct Summary {
     pub sessions_established: u64,
     /// Sessions deleted.
     pub sessions_deleted: u64,
+    /// Sessions a UP function lost (it restarted or failed its heartbeats).
+    pub sessions_lost: u64,
+    /// Lost sessions established again (restorations).
+    pub sessions_restored: u64,
     /// Per UP function.
     pub ups: Vec<UpSummary>,
     /// Requests refused locally, by throttle and reason: `loss`, `egress level X` (what each
@@ -228,6 +232,8 @@ impl Summary {
             by_request: step_rows(&st.by_step),
             sessions_established: st.established,
             sessions_deleted: st.deleted,
+            sessions_lost: st.lost,
+            sessions_restored: st.restored,
             ups: ctx
                 .ups
                 .iter()
@@ -331,10 +337,12 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  sessions: {} established, {} deleted; offers skipped: {} at --max-outstanding, {} \
-             without a free session slot; redirect decisions: {}",
+            "  sessions: {} established, {} deleted, {} lost, {} restored; offers skipped: {} at \
+             --max-outstanding, {} without a free session slot; redirect decisions: {}",
             self.sessions_established,
             self.sessions_deleted,
+            self.sessions_lost,
+            self.sessions_restored,
             self.skipped_max_outstanding,
             self.skipped_no_session,
             self.redirect_decisions

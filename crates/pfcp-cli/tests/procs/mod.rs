@@ -30,8 +30,14 @@ pub(crate) struct Up {
 
 /// Start `pfcp up --listen 127.0.0.1:0 ARGS` and wait for its first line (the address).
 pub(crate) fn start_up(args: &[&str]) -> Up {
+    let mut all = vec!["up", "--listen", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    start_at(&all)
+}
+
+/// Start `pfcp ARGS` (a `pfcp up`) and wait for its first line (the address it listens on).
+pub(crate) fn start_at(args: &[&str]) -> Up {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pfcp"))
-        .args(["up", "--listen", "127.0.0.1:0"])
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -60,6 +66,21 @@ pub(crate) fn start_up(args: &[&str]) -> Up {
         _process: process,
         addr,
         lines,
+    }
+}
+
+impl Up {
+    /// Wait for the process to exit by itself (it was started with `--duration-secs`), at
+    /// most `limit`.
+    pub(crate) fn wait_exit(mut self, limit: Duration) -> Self {
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self._process.0.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        self
     }
 }
 
