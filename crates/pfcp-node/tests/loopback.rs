@@ -9,52 +9,31 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use pfcp_node::{Endpoint, EndpointConfig, LocalNode, PeerEvent, TransactionConfig};
+use pfcp_node::{Endpoint, EndpointConfig, LocalNode, PeerEvent};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::{FSeid, NodeId};
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Cause, Header, Message, MessageType};
 use tokio::net::UdpSocket;
 use tokio::time::timeout;
 
-const WAIT: Duration = Duration::from_secs(5);
+use pfcp_test_support::node::{
+    any_port, cp_local as cp_node, quick_transactions, up_local as up_node,
+};
+use pfcp_test_support::ies::minimal_establishment_ies;
 
-fn any_port() -> SocketAddr {
-    (Ipv4Addr::LOCALHOST, 0).into()
-}
+const WAIT: Duration = Duration::from_secs(5);
 
 fn config(local: LocalNode) -> EndpointConfig {
     EndpointConfig::new(local)
-        .with_transactions(
-            TransactionConfig::default()
-                .with_t1(Duration::from_millis(200))
-                .with_n1(2),
-        )
+        .with_transactions(quick_transactions())
         .with_heartbeat_interval(None)
-}
-
-fn up_node() -> LocalNode {
-    LocalNode::up(
-        NodeKey::fqdn("upf1.example.net"),
-        RecoveryTimeStamp(0xE8F4_A2B0),
-    )
-}
-
-fn cp_node() -> LocalNode {
-    LocalNode::cp(
-        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
-        RecoveryTimeStamp(0xE8F4_0000),
-    )
 }
 
 /// The IEs of a minimal Session Establishment Request (digest 4.14), CP SEID 1.
 fn establishment_ies() -> Bytes {
-    let hex = "003c000500c000020a\
-               0039000d020000000000000001c000020a\
-               0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
-               0003000d006c000400000001002c000102";
-    Bytes::from(parse_hex(hex).unwrap())
+    Bytes::from(minimal_establishment_ies())
 }
 
 #[tokio::test]

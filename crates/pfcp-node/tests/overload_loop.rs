@@ -17,12 +17,9 @@ use pfcp_overload::{NodeKey, ReporterConfig};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
-use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Cause, Header, MessageType};
 
-fn any_port() -> SocketAddr {
-    (Ipv4Addr::LOCALHOST, 0).into()
-}
+use pfcp_test_support::node::any_port;
 
 fn xact() -> TransactionConfig {
     TransactionConfig::default()
@@ -31,11 +28,7 @@ fn xact() -> TransactionConfig {
 }
 
 fn establishment_ies() -> Bytes {
-    let hex = "003c000500c000020a\
-               0039000d020000000000000001c000020a\
-               0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
-               0003000d006c000400000001002c000102";
-    Bytes::from(parse_hex(hex).unwrap())
+    Bytes::from(pfcp_test_support::ies::minimal_establishment_ies())
 }
 
 /// A UP function serving `rate` establishments per second, with self-protection and

@@ -19,27 +19,14 @@ use pfcp_wire::{Cause, Header, IeType, Message, MessageType, SequenceNumber};
 use tokio::time::timeout;
 use tower::ServiceExt;
 
-const WAIT: Duration = Duration::from_secs(5);
+use pfcp_test_support::node::{any_port, cp_local, quick_transactions};
 
-fn any_port() -> SocketAddr {
-    (Ipv4Addr::LOCALHOST, 0).into()
-}
+const WAIT: Duration = Duration::from_secs(5);
 
 fn config(local: LocalNode) -> EndpointConfig {
     EndpointConfig::new(local)
-        .with_transactions(
-            TransactionConfig::default()
-                .with_t1(Duration::from_millis(200))
-                .with_n1(2),
-        )
+        .with_transactions(quick_transactions())
         .with_heartbeat_interval(None)
-}
-
-fn cp_local() -> LocalNode {
-    LocalNode::cp(
-        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
-        RecoveryTimeStamp(0xE8F4_0000),
-    )
 }
 
 fn encoded<L: IeList>(b: MessageBuilder<L>) -> Bytes {

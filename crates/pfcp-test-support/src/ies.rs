@@ -37,3 +37,35 @@ pub fn lci(seq: u32, load: u8) -> LoadControlInformation {
 pub fn timer_secs(secs: u64) -> Timer {
     Timer::from_duration(Duration::from_secs(secs)).unwrap_or(Timer::INFINITE)
 }
+
+/// The IEs of a minimal Session Establishment Request from the spec digest's byte layout
+/// (section 4.14; TS 29.244 Table 7.5.2.1-1): Node ID (IPv4 192.0.2.10), CP F-SEID (SEID 1,
+/// 192.0.2.10), Create PDR (PDR ID 1, precedence 255, PDI: source interface access, FAR ID 1),
+/// Create FAR (FAR ID 1, apply action FORW). Written from the layout, not by our encoder.
+pub fn minimal_establishment_ies() -> Vec<u8> {
+    const HEX: &str = "003c000500c000020a\
+                       0039000d020000000000000001c000020a\
+                       0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
+                       0003000d006c000400000001002c000102";
+    (0..HEX.len())
+        .step_by(2)
+        .filter_map(|i| HEX.get(i..i + 2))
+        .filter_map(|b| u8::from_str_radix(b, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pfcp_wire::ie::IeIter;
+
+    #[test]
+    fn the_minimal_establishment_holds_the_mandatory_ies() {
+        let ies = minimal_establishment_ies();
+        let types: Vec<u16> = IeIter::new(&ies, 0)
+            .map(|ie| ie.unwrap().ie_type().0)
+            .collect();
+        // Node ID, CP F-SEID, Create PDR, Create FAR (Table 7.5.2.1-1).
+        assert_eq!(types, [60, 57, 1, 3]);
+    }
+}

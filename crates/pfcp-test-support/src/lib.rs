@@ -20,4 +20,6 @@
 
 pub mod clock;
 pub mod ies;
+#[cfg(feature = "node")]
+pub mod node;
 pub mod rng;
