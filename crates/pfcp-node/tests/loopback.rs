@@ -18,10 +18,10 @@ use pfcp_wire::{Cause, Header, Message, MessageType};
 use tokio::net::UdpSocket;
 use tokio::time::timeout;
 
+use pfcp_test_support::ies::minimal_establishment_ies;
 use pfcp_test_support::node::{
     any_port, cp_local as cp_node, quick_transactions, up_local as up_node,
 };
-use pfcp_test_support::ies::minimal_establishment_ies;
 
 const WAIT: Duration = Duration::from_secs(5);
 

@@ -2,15 +2,12 @@
 //! [`RequestService`] with `ServiceExt::oneshot`, towards a UP [`Endpoint`] whose application
 //! answers Session Establishment Requests (TS 29.244 clauses 7.4.2, 7.5.2, 7.5.3).
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use pfcp_node::service::{Request, RequestService};
-use pfcp_node::{
-    Endpoint, EndpointConfig, Error, LocalNode, PeerEvent, RequestProfile, TransactionConfig,
-    XactError,
-};
+use pfcp_node::{Endpoint, EndpointConfig, Error, LocalNode, PeerEvent, RequestProfile, XactError};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::{IeList, MessageBuilder};
 use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
