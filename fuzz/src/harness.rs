@@ -111,6 +111,28 @@ pub fn decode_message(data: &[u8]) {
         }
         Err(e) => check_error(data, &e),
     }
+    check_decode_view(data);
+}
+
+/// `Message::decode_view` (one walk) is `decode` then `view`, result for result, with the
+/// default limits and with tight ones (depth and IE count errors found mid-walk).
+fn check_decode_view(data: &[u8]) {
+    for limits in [
+        DecodeLimits::DEFAULT,
+        DecodeLimits::new(2, 4),
+        DecodeLimits::new(1, 1),
+        DecodeLimits::new(0, 0),
+    ] {
+        let two = Message::decode_with_limits(data, limits).and_then(|m| m.view());
+        let one = Message::decode_view_with_limits(data, limits);
+        assert_eq!(one, two, "decode_view vs decode + view, {limits:?}");
+        if let Ok(v) = one {
+            assert_eq!(
+                v.message.ie_count(),
+                two.map_or(0, |w| w.message.ie_count())
+            );
+        }
+    }
 }
 
 fn check_message(data: &[u8], m: &Message<'_>) {

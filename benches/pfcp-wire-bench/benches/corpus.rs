@@ -12,7 +12,9 @@
 //!   pfcp-wire: `decode+walk` (every IE, grouped opened), `+validate`, `+typed-reads` (the
 //!   accessors: OCI, LCI, Cause, Node ID, F-SEID, Recovery Time Stamp: the rows), and
 //!   `view` (`Message::decode` + `Message::view`: validation, those reads and the session
-//!   rules in one walk), `view+rules` (the same, every rule iterated down to its members).
+//!   rules in one walk), `view+rules` (the same, every rule iterated down to its members),
+//!   `decode_view` and `decode_view+rules` (`Message::decode_view`: decode and view in one
+//!   walk).
 //! * `owned`: `OwnedMessage::from_message` vs `message::parse`; `encode`: `OwnedMessage::encode`
 //!   vs `marshal_into` of the parsed message, both into a reused buffer.
 //! * `session_ies`: the session rule IEs of the corpus (Create PDR, FAR, QER, URR, Created
@@ -46,6 +48,14 @@ fn main() {
     #[cfg(feature = "after")]
     g.bench_function("pfcp-wire/view+rules", |b| {
         b.iter(|| wire_view(&msgs, true))
+    });
+    #[cfg(feature = "decode-view")]
+    g.bench_function("pfcp-wire/decode_view", |b| {
+        b.iter(|| wire_decode_view(&msgs, false))
+    });
+    #[cfg(feature = "decode-view")]
+    g.bench_function("pfcp-wire/decode_view+rules", |b| {
+        b.iter(|| wire_decode_view(&msgs, true))
     });
     g.finish();
 

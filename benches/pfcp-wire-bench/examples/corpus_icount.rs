@@ -26,6 +26,10 @@ const OPS: &[&str] = &[
     "wire-view",
     #[cfg(feature = "after")]
     "wire-view-rules",
+    #[cfg(feature = "decode-view")]
+    "wire-decode-view",
+    #[cfg(feature = "decode-view")]
+    "wire-decode-view-rules",
     "wire-owned",
     "rs-encode",
     "wire-encode",
@@ -77,6 +81,10 @@ fn main() -> ExitCode {
             "wire-view" => wire_view(&msgs, false),
             #[cfg(feature = "after")]
             "wire-view-rules" => wire_view(&msgs, true),
+            #[cfg(feature = "decode-view")]
+            "wire-decode-view" => wire_decode_view(&msgs, false),
+            #[cfg(feature = "decode-view")]
+            "wire-decode-view-rules" => wire_decode_view(&msgs, true),
             "wire-owned" => wire_owned(&msgs),
             "rs-encode" => rs_encode(&parsed, &mut buf) as u64,
             "wire-encode" => wire_encode(&owned, &mut buf) as u64,

@@ -170,6 +170,7 @@ struct RawHeader {
 }
 
 /// The fixed fields, or `None` if `input` is shorter than the header its S flag announces.
+#[inline(always)]
 fn raw_header(input: &[u8]) -> Option<RawHeader> {
     let (&[first, message_type, l0, l1], rest) = input.split_first_chunk::<4>()?;
     let (seid, rest) = if first & FLAG_S != 0 {

@@ -14,7 +14,8 @@
 //! * **Messages**: typed accessors on any [`Message`], and [`Message::validate`] for the
 //!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with;
 //!   [`Message::view`]: the verdict and everything a node reads (OCI, LCI, Cause, Node ID,
-//!   F-SEID, Recovery Time Stamp, the session rules) in one walk, without allocation.
+//!   F-SEID, Recovery Time Stamp, the session rules) in one walk, without allocation;
+//!   [`Message::decode_view`]: decode and view in one walk.
 //! * **Session IEs** (clause 7.5, 8.2): Create/Update/Remove PDR, FAR, URR, QER, BAR, PDI,
 //!   Forwarding Parameters, Created PDR, Usage Report, F-TEID, UE IP Address, Outer Header
 //!   Creation, ... with builders and an owned form ([`ie::IntoOwned`]).
@@ -91,8 +92,8 @@
 //! msg.encode_into(&mut buf)?;
 //!
 //! // The UPF side: the verdict and what it reads, in one walk, without allocating.
-//! let m = Message::decode(&buf)?;
-//! let view = m.view()?; // Err maps to the Cause and Offending IE to answer with
+//! // (`Message::decode(&buf)?.view()?` gives the same, in two walks.)
+//! let view = Message::decode_view(&buf)?; // Err maps to the Cause and Offending IE to answer with
 //! assert_eq!(view.f_seid.map(|f| f.seid), Some(1));
 //! for rule in view.create_pdrs() {
 //!     let rule = rule?;

@@ -62,27 +62,42 @@ impl<'a> Message<'a> {
         limits: DecodeLimits,
         whole: bool,
     ) -> Result<Message<'a>, DecodeError> {
-        let (header, header_len) = match Header::decode_inline(bytes) {
-            Ok(v) => v,
-            Err(e) => return Err(shifted(e, base)),
-        };
-        let total = usize::from(header.length) + 4;
-        let (bytes, trailing) = bytes.split_at_checked(total).unwrap_or((bytes, &[]));
+        let Framed {
+            header,
+            header_len,
+            bytes,
+            trailing,
+        } = split_message(bytes, base)?;
         let body = bytes.get(header_len..).unwrap_or_default();
         let ie_count = match check_framing(body, base + header_len, limits) {
             Ok(n) => n,
             Err(e) => return Err(with_summary(e, &header)),
         };
         if whole && !trailing.is_empty() {
-            return Err(trailing_data(trailing.len(), total, &header));
+            return Err(trailing_data(trailing.len(), bytes.len(), &header));
         }
-        Ok(Message {
+        Ok(Message::from_parts(
+            header, header_len, bytes, base, ie_count,
+        ))
+    }
+
+    /// A message from its checked parts (the decoders of this module and
+    /// [`Message::decode_view`]).
+    #[inline(always)]
+    pub(crate) fn from_parts(
+        header: Header,
+        header_len: usize,
+        bytes: &'a [u8],
+        base: usize,
+        ie_count: usize,
+    ) -> Message<'a> {
+        Message {
             header,
             header_len,
             bytes,
             base,
             ie_count,
-        })
+        }
     }
 
     /// The header.
@@ -239,6 +254,34 @@ impl<'a> Message<'a> {
     }
 }
 
+/// The message at the front of a buffer, its header decoded ([`split_message`]).
+pub(crate) struct Framed<'a> {
+    pub(crate) header: Header,
+    pub(crate) header_len: usize,
+    /// The message's octets (cut to its Length when the buffer holds that many).
+    pub(crate) bytes: &'a [u8],
+    /// The octets after it.
+    pub(crate) trailing: &'a [u8],
+}
+
+/// The header of the message at the front of `bytes` (at `base` in the caller's buffer), its
+/// length, the message's octets and the octets after it.
+#[inline(always)]
+pub(crate) fn split_message(bytes: &[u8], base: usize) -> Result<Framed<'_>, DecodeError> {
+    let (header, header_len) = match Header::decode_inline(bytes) {
+        Ok(v) => v,
+        Err(e) => return Err(shifted(e, base)),
+    };
+    let total = usize::from(header.length) + 4;
+    let (bytes, trailing) = bytes.split_at_checked(total).unwrap_or((bytes, &[]));
+    Ok(Framed {
+        header,
+        header_len,
+        bytes,
+        trailing,
+    })
+}
+
 /// `e` with its offset moved by `base`.
 #[cold]
 #[inline(never)]
@@ -250,14 +293,14 @@ fn shifted(mut e: DecodeError, base: usize) -> DecodeError {
 /// `e` with the header summary of `h`.
 #[cold]
 #[inline(never)]
-fn with_summary(e: DecodeError, h: &Header) -> DecodeError {
+pub(crate) fn with_summary(e: DecodeError, h: &Header) -> DecodeError {
     e.with_header(summary_of(h))
 }
 
 /// `count` octets after the message that ends at `offset`.
 #[cold]
 #[inline(never)]
-fn trailing_data(count: usize, offset: usize, h: &Header) -> DecodeError {
+pub(crate) fn trailing_data(count: usize, offset: usize, h: &Header) -> DecodeError {
     DecodeError::new(DecodeErrorKind::TrailingData { count }, offset).with_header(summary_of(h))
 }
 

@@ -8,6 +8,7 @@ use crate::ie::IeType;
 use crate::message_type::MessageType;
 
 /// The mandatory IEs of `message_type` (empty for types without any, or unknown types).
+#[inline]
 pub fn mandatory_ies(message_type: MessageType) -> &'static [IeType] {
     const RTS: IeType = IeType::RECOVERY_TIME_STAMP;
     const NODE: IeType = IeType::NODE_ID;

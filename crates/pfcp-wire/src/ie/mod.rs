@@ -20,6 +20,7 @@ mod addr;
 mod cause_ie;
 mod features;
 mod flags;
+mod framing;
 mod fseid;
 pub(crate) mod grouped;
 mod ids;
@@ -33,6 +34,8 @@ mod type_table;
 pub(crate) mod value;
 mod volume;
 
+pub use framing::check_framing;
+pub(crate) use framing::walk_checked;
 pub(crate) use type_table::with_typed_ies;
 
 grouped::owned_is_self!(
@@ -593,108 +596,6 @@ impl<'a> Iterator for IeIter<'a> {
         }
     }
 }
-
-/// Check the framing of an IE list and every grouped IE inside it (types TS 29.244 defines as
-/// grouped), within `limits`. Iterative with a fixed-size stack: no recursion, no allocation.
-///
-/// Returns the number of IEs seen.
-pub fn check_framing(
-    body: &[u8],
-    offset: usize,
-    limits: DecodeLimits,
-) -> Result<usize, DecodeError> {
-    // A stack sized for the default depth unless a caller asks for more (the stack is zeroed
-    // on every call, so it is kept as small as the limit allows).
-    if limits.max_depth <= SMALL_STACK {
-        check_framing_with::<SMALL_STACK>(body, offset, limits)
-    } else {
-        check_framing_with::<MAX_STACK>(body, offset, limits)
-    }
-}
-
-/// [`check_framing`] with room for `N` levels (the limit is also clamped to [`MAX_STACK`]).
-#[inline]
-fn check_framing_with<const N: usize>(
-    body: &[u8],
-    offset: usize,
-    limits: DecodeLimits,
-) -> Result<usize, DecodeError> {
-    // One cursor over `body`: `rest`, the rest of the innermost open container, and per open
-    // grouped IE the number of octets its container has left after it. A grouped IE's
-    // children are contiguous, so no per-level iterator is needed. Errors are those `IeIter`
-    // gives (kind, offset, path); the path is rebuilt by `path_at` only when there is one.
-    let max_depth = limits.max_depth.min(N).min(MAX_STACK);
-    let mut after_group = [0usize; N];
-    // Open grouped IEs; the IE at the front of `rest` is at nesting depth `open + 1`.
-    let mut open = 0usize;
-    let mut rest = body;
-    let mut count = 0usize;
-    let pos_of = |rest: &[u8]| rest.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
-    loop {
-        // Close every grouped IE (and finally the body) that ends here.
-        while rest.is_empty() {
-            if open == 0 {
-                return Ok(count);
-            }
-            open -= 1;
-            let left = after_group.get(open).copied().unwrap_or_default();
-            let pos = pos_of(rest);
-            rest = body.get(pos..pos.wrapping_add(left)).unwrap_or_default();
-        }
-        let tlv = match read_tlv(rest) {
-            Ok(tlv) => tlv,
-            Err(e) => {
-                let (kind, include_self) = e.kind();
-                return Err(framing_error(
-                    body,
-                    offset,
-                    pos_of(rest),
-                    kind,
-                    include_self,
-                ));
-            }
-        };
-        count += 1;
-        if count > limits.max_ies {
-            let kind = DecodeErrorKind::TooManyIes {
-                limit: limits.max_ies,
-            };
-            return Err(framing_error(body, offset, pos_of(rest), kind, true));
-        }
-        if tlv.ie_type.is_grouped() && tlv.length > 0 {
-            if open + 1 >= max_depth {
-                let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
-                return Err(framing_error(body, offset, pos_of(rest), kind, true));
-            }
-            if let Some(slot) = after_group.get_mut(open) {
-                *slot = tlv.after.len();
-            }
-            open += 1;
-            rest = tlv.value;
-        } else {
-            rest = tlv.after;
-        }
-    }
-}
-
-/// The error `check_framing` reports at `pos` of `body`.
-#[cold]
-#[inline(never)]
-fn framing_error(
-    body: &[u8],
-    offset: usize,
-    pos: usize,
-    kind: DecodeErrorKind,
-    include_self: bool,
-) -> DecodeError {
-    DecodeError::new(kind, offset.wrapping_add(pos)).with_path(path_at(body, pos, include_self))
-}
-
-/// Stack of [`check_framing`] for limits up to the default depth.
-const SMALL_STACK: usize = 16;
-
-/// Deepest nesting [`check_framing`] follows whatever the configured limit.
-const MAX_STACK: usize = 64;
 
 #[cfg(test)]
 mod tests;

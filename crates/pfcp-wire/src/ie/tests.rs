@@ -1,6 +1,7 @@
 //! Unit tests of the generic IE layer, with the iterator-based framing check that
 //! `check_framing` replaced kept as the oracle for its errors.
 
+use super::framing::MAX_STACK;
 use super::*;
 
 /// The iterator-based framing check [`check_framing`] replaced; the oracle for its errors.

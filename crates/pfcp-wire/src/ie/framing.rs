@@ -1,0 +1,185 @@
+//! The framing check (TS 29.244 clauses 8.1.1 and 7.2.3.3): every IE of a message, grouped
+//! IEs opened, within [`DecodeLimits`]; and [`walk_checked`], the top-level walk that checks
+//! each grouped IE's interior when it reaches it (the one walk of
+//! [`crate::Message::decode_view`]).
+
+use super::{path_at, read_tlv, RawIe};
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::ie::DecodeLimits;
+
+/// Check the framing of an IE list and every grouped IE inside it (types TS 29.244 defines as
+/// grouped), within `limits`. Iterative with a fixed-size stack: no recursion, no allocation.
+///
+/// Returns the number of IEs seen.
+pub fn check_framing(
+    body: &[u8],
+    offset: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
+    check_framing_in(body, offset, body, 0, 0, limits)
+}
+
+/// The framing check of `list`, a part of `body` (the message body at `offset`) whose IEs are
+/// at nesting depth `depth + 1`, with `count` IEs already seen: what [`check_framing`] does
+/// for `body`, resumable at any group, so that a walk that reads the top level itself (the
+/// one walk of [`crate::Message::decode_view`]) checks each grouped IE's interior when it
+/// reaches it, with the same errors (kind, offset, path) in the same order. Returns the new
+/// count.
+#[inline]
+pub(crate) fn check_framing_in(
+    body: &[u8],
+    offset: usize,
+    list: &[u8],
+    depth: usize,
+    count: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
+    // A stack sized for the default depth unless a caller asks for more (the stack is zeroed
+    // on every call, so it is kept as small as the limit allows).
+    if limits.max_depth <= SMALL_STACK {
+        check_framing_with::<SMALL_STACK>(body, offset, list, depth, count, limits)
+    } else {
+        check_framing_with::<MAX_STACK>(body, offset, list, depth, count, limits)
+    }
+}
+
+/// [`check_framing_in`] with room for `N` levels (the limit is also clamped to [`MAX_STACK`]).
+#[inline]
+fn check_framing_with<const N: usize>(
+    body: &[u8],
+    offset: usize,
+    list: &[u8],
+    depth: usize,
+    mut count: usize,
+    limits: DecodeLimits,
+) -> Result<usize, DecodeError> {
+    // One cursor over `list`: `rest`, the rest of the innermost open container, and per open
+    // grouped IE the number of octets its container has left after it. A grouped IE's
+    // children are contiguous, so no per-level iterator is needed. Errors are those `IeIter` gives (kind, offset, path);
+    // the path is rebuilt by `path_at` only when there is one.
+    let max_depth = limits.max_depth.min(N).min(MAX_STACK);
+    let mut after_group = [0usize; N];
+    // Open grouped IEs; the IE at the front of `rest` is at nesting depth `depth + open + 1`.
+    let mut open = 0usize;
+    let mut rest = list;
+    let pos_of = |rest: &[u8]| rest.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
+    loop {
+        // Close every grouped IE (and finally the list) that ends here.
+        while rest.is_empty() {
+            if open == 0 {
+                return Ok(count);
+            }
+            open -= 1;
+            let left = after_group.get(open).copied().unwrap_or_default();
+            let pos = pos_of(rest);
+            rest = body.get(pos..pos.wrapping_add(left)).unwrap_or_default();
+        }
+        let tlv = match read_tlv(rest) {
+            Ok(tlv) => tlv,
+            Err(e) => {
+                let (kind, include_self) = e.kind();
+                return Err(framing_error(
+                    body,
+                    offset,
+                    pos_of(rest),
+                    kind,
+                    include_self,
+                ));
+            }
+        };
+        count += 1;
+        if count > limits.max_ies {
+            let kind = DecodeErrorKind::TooManyIes {
+                limit: limits.max_ies,
+            };
+            return Err(framing_error(body, offset, pos_of(rest), kind, true));
+        }
+        if tlv.ie_type.is_grouped() && tlv.length > 0 {
+            if depth + open + 1 >= max_depth {
+                let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
+                return Err(framing_error(body, offset, pos_of(rest), kind, true));
+            }
+            if let Some(slot) = after_group.get_mut(open) {
+                *slot = tlv.after.len();
+            }
+            open += 1;
+            rest = tlv.value;
+        } else {
+            rest = tlv.after;
+        }
+    }
+}
+
+/// Read the IE list `body` (at `offset` in the caller's buffer) once: each top-level IE is
+/// handed to `visit` after its interior's framing is checked, in order, and the walk stops at
+/// the first framing error. The result is exactly [`check_framing`]'s (the count, or the same
+/// error: kind, offset, path), so a caller gets `decode`'s verdict and its own per-IE work
+/// from one pass. `visit` never sees an IE that follows a framing error.
+#[inline(always)]
+pub(crate) fn walk_checked<'a>(
+    body: &'a [u8],
+    offset: usize,
+    limits: DecodeLimits,
+    mut visit: impl FnMut(RawIe<'a>),
+) -> Result<usize, DecodeError> {
+    let mut rest = body;
+    let mut count = 0usize;
+    let pos_of = |rest: &[u8]| rest.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
+    while !rest.is_empty() {
+        let tlv = match read_tlv(rest) {
+            Ok(tlv) => tlv,
+            Err(e) => {
+                let (kind, include_self) = e.kind();
+                return Err(framing_error(
+                    body,
+                    offset,
+                    pos_of(rest),
+                    kind,
+                    include_self,
+                ));
+            }
+        };
+        count += 1;
+        if count > limits.max_ies {
+            let kind = DecodeErrorKind::TooManyIes {
+                limit: limits.max_ies,
+            };
+            return Err(framing_error(body, offset, pos_of(rest), kind, true));
+        }
+        if tlv.ie_type.is_grouped() && tlv.length > 0 {
+            let max_depth = limits.max_depth.min(MAX_STACK);
+            if max_depth <= 1 {
+                let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
+                return Err(framing_error(body, offset, pos_of(rest), kind, true));
+            }
+            count = check_framing_in(body, offset, tlv.value, 1, count, limits)?;
+        }
+        visit(RawIe {
+            value: tlv.value,
+            root: body,
+            root_offset: offset,
+            ie_type: tlv.ie_type,
+        });
+        rest = tlv.after;
+    }
+    Ok(count)
+}
+
+/// The error `check_framing` reports at `pos` of `body`.
+#[cold]
+#[inline(never)]
+fn framing_error(
+    body: &[u8],
+    offset: usize,
+    pos: usize,
+    kind: DecodeErrorKind,
+    include_self: bool,
+) -> DecodeError {
+    DecodeError::new(kind, offset.wrapping_add(pos)).with_path(path_at(body, pos, include_self))
+}
+
+/// Stack of [`check_framing`] for limits up to the default depth.
+const SMALL_STACK: usize = 16;
+
+/// Deepest nesting [`check_framing`] follows whatever the configured limit.
+pub(super) const MAX_STACK: usize = 64;
