@@ -23,18 +23,18 @@
 //!
 //! Requests wait in one FIFO per message priority (0 highest, clause 7.2.2.4.1); a request
 //! without MP gets the configured default ([`Classifier::received_request`], default 15). The
-//! queue holds at most [`AdmissionConfig::queue_capacity`] requests. When it is full, the
+//! queue holds at most [`AdmissionConfig::queue_capacity`](crate::admission::AdmissionConfig::queue_capacity) requests. When it is full, the
 //! *lowest* priority is refused first: a newcomer of a higher priority than the lowest queued
 //! request evicts the newest request of that lowest priority (the one that would have been
 //! served last), which is handed back in [`Admit::Queued`]`.evicted` to be rejected; otherwise
 //! the newcomer is rejected ([`Admit::Rejected`]). Both answers carry cause 74, "PFCP entity
 //! in congestion": rejecting with a response rather than silence avoids retransmissions
-//! (digest 6.3). With [`AdmissionConfig::max_wait`], requests that waited longer are taken
+//! (digest 6.3). With [`AdmissionConfig::max_wait`](crate::admission::AdmissionConfig::max_wait), requests that waited longer are taken
 //! out and handed to [`UpAdmission::poll_expired`] (their CP has retransmitted or given up).
 //!
 //! ## Service
 //!
-//! * Emulators and tests set [`AdmissionConfig::service_rate`] (requests per second): a
+//! * Emulators and tests set [`AdmissionConfig::service_rate`](crate::admission::AdmissionConfig::service_rate) (requests per second): a
 //!   deadline scheduler serves one request per `1 / service_rate`
 //!   (`next_free = max(arrival, next_free) + 1 / service_rate`, in virtual time, so a caller
 //!   that polls coarsely still gets the full rate). [`UpAdmission::poll_ready`] dequeues the
@@ -46,12 +46,12 @@
 //!
 //! ## Measurement and reporting
 //!
-//! Every control interval ([`ReporterConfig::interval`], default 100 ms) the requests that
+//! Every control interval ([`ReporterConfig::interval`](pfcp_overload::ReporterConfig::interval), default 100 ms) the requests that
 //! *arrived* (offered to admission, refused ones included), were *served*, and the *backlog*
 //! left in the queue are fed to an [`OverloadReporter`] (the Overload Reduction Metric), and
 //! the utilisation (served over the capacity of one interval, smoothed) to a
 //! [`LoadReporter`] (the Load Metric). The capacity is the service rate if set, otherwise
-//! [`ReporterConfig::capacity`] or the reporter's learned estimate; a UP function with a
+//! [`ReporterConfig::capacity`](pfcp_overload::ReporterConfig::capacity) or the reporter's learned estimate; a UP function with a
 //! better load measure feeds it with [`UpAdmission::report_utilisation`] instead. Intervals
 //! are closed by whichever call first sees that one has ended, so the counts are exact to the
 //! interval even if [`UpAdmission::handle_timeout`] runs late.
@@ -76,7 +76,7 @@
 //!   control interval of the first refusal) that were refused, rounded **up** to the
 //!   reporter's step, at least one step, at most the reporter's `max_metric`;
 //! * node-scoped (AOCI=1, clause 8.2.76): the queue measures the whole UP function;
-//! * Period of Validity [`AdmissionConfig::overflow_oci_validity`] (default 2 s): it only
+//! * Period of Validity [`AdmissionConfig::overflow_oci_validity`](crate::admission::AdmissionConfig::overflow_oci_validity) (default 2 s): it only
 //!   bridges until the reporter's first measured metric, and a one-off burst must not throttle
 //!   the CP functions for the reporter's full validity;
 //! * a fresh Overload Control Sequence Number whenever the value rises, or once half its
@@ -467,7 +467,7 @@ impl UpAdmission {
         self.count_served();
     }
 
-    /// A request that waited [`AdmissionConfig::max_wait`] or longer: answer it with cause
+    /// A request that waited [`AdmissionConfig::max_wait`](crate::admission::AdmissionConfig::max_wait) or longer: answer it with cause
     /// 74 (or drop it). Checked by [`UpAdmission::poll_ready`], [`UpAdmission::pop`] and
     /// [`UpAdmission::handle_timeout`].
     pub fn poll_expired(&mut self) -> Option<QueuedRequest> {

@@ -35,7 +35,7 @@ impl UpAdmission {
     ///   its request's priority; octets that do not decode fall back to
     ///   [`QueuedRequest::priority`]);
     /// * the Node ID where the response type requires it (e.g. Session Establishment
-    ///   Response), from [`AdmissionConfig::node_id`];
+    ///   Response), from [`AdmissionConfig::node_id`](crate::admission::AdmissionConfig::node_id);
     /// * Cause 74, then `lci` and `oci` if the response type may carry them (51, 53, 55;
     ///   clause 7.2.3.2: a rejection may still carry them).
     ///

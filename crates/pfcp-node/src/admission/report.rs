@@ -45,7 +45,7 @@ impl UpAdmission {
     }
 
     /// The OCI to piggyback on a message of `message_type` (with `cause`, for a response) to
-    /// the CP function `peer`, if any ([`OverloadReporter::oci_for`]): only on 51, 53, 55 and
+    /// the CP function `peer`, if any ([`OverloadReporter::oci_for`](pfcp_overload::OverloadReporter::oci_for)): only on 51, 53, 55 and
     /// 56, only to peers with OVRL, with AOCI on a rejected Session Establishment Response
     /// (clauses 6.2.4.2, 6.2.4.3, 8.2.76).
     ///
@@ -87,7 +87,7 @@ impl UpAdmission {
     }
 
     /// The LCI to piggyback on a message of `message_type` to the CP function `peer`, if any
-    /// ([`LoadReporter::lci_for`]).
+    /// ([`LoadReporter::lci_for`](pfcp_overload::LoadReporter::lci_for)).
     pub fn lci_for(
         &mut self,
         peer: &PeerKey,

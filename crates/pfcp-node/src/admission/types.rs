@@ -38,12 +38,12 @@ impl QueuedRequest {
     }
 }
 
-/// The outcome of [`UpAdmission::offer`].
+/// The outcome of [`UpAdmission::offer`](crate::admission::UpAdmission::offer).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub enum Admit {
     /// Queued. If the queue was full, `evicted` is the lower-priority request that made room:
-    /// answer it with cause 74 ([`UpAdmission::build_rejection`]).
+    /// answer it with cause 74 ([`UpAdmission::build_rejection`](crate::admission::UpAdmission::build_rejection)).
     Queued {
         /// The request evicted to make room, to be rejected with cause 74.
         evicted: Option<QueuedRequest>,
@@ -60,7 +60,7 @@ pub enum Admit {
     Bypass(QueuedRequest),
 }
 
-/// Configuration of an [`UpAdmission`].
+/// Configuration of an [`UpAdmission`](crate::admission::UpAdmission).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AdmissionConfig {
@@ -70,7 +70,7 @@ pub struct AdmissionConfig {
     /// Most requests waiting. Default 1024.
     pub queue_capacity: usize,
     /// Requests per second the service model serves; `None` (default): the caller dequeues
-    /// with [`UpAdmission::pop`] and reports [`UpAdmission::served`].
+    /// with [`UpAdmission::pop`](crate::admission::UpAdmission::pop) and reports [`UpAdmission::served`](crate::admission::UpAdmission::served).
     pub service_rate: Option<f64>,
     /// Longest a request may wait before it is taken out for rejection with cause 74. Default
     /// 200 ms: the queue is by priority, so under sustained load the lowest priorities could
@@ -228,7 +228,7 @@ pub enum AdmissionConfigError {
     Reporter(#[from] ReporterConfigError),
 }
 
-/// Why [`UpAdmission::build_rejection`] failed.
+/// Why [`UpAdmission::build_rejection`](crate::admission::UpAdmission::build_rejection) failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RejectionError {

@@ -34,11 +34,11 @@ pub enum InclusionPolicy {
     EveryMessage,
 }
 
-/// Configuration of an [`OverloadReporter`].
+/// Configuration of an [`OverloadReporter`](super::OverloadReporter).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ReporterConfig {
-    /// Control interval `T` (how often [`OverloadReporter::handle_measurement`] is called).
+    /// Control interval `T` (how often [`OverloadReporter::handle_measurement`](super::OverloadReporter::handle_measurement) is called).
     /// Default 100 ms.
     pub interval: Duration,
     /// Requests per interval the UP can serve, if known. Default `None`: learned.
@@ -108,12 +108,12 @@ impl Default for ReporterConfig {
 }
 
 impl ReporterConfig {
-    /// Check every field against its documented range. [`OverloadReporter::new`] takes any
+    /// Check every field against its documented range. [`OverloadReporter::new`](super::OverloadReporter::new) takes any
     /// value without panicking (a `max_metric` above 100 is capped, a zero step reads as 1, a
     /// NaN share gives no reduction at all), so an application that builds the configuration
     /// from operator input calls this first, to refuse what would not do what it says.
     ///
-    /// [`OverloadReporter::new`]: super::OverloadReporter::new
+    /// [`OverloadReporter::new`](super::OverloadReporter::new): super::OverloadReporter::new
     pub fn validate(&self) -> Result<(), ReporterConfigError> {
         use ReporterConfigError as E;
         if self.interval.is_zero() {
