@@ -159,15 +159,65 @@ fn ci() -> Result<(), String> {
     )?;
     // In one invocation: cargo then verifies each crate against the others' packages (a
     // local registry overlay), as crates.io would after publishing them in this order.
-    let mut package = vec!["package", "--locked", "--allow-dirty"];
+    // Its own target directory, emptied first (see `forget_earlier_packages`).
+    let verify_dir = root.join("target").join("package").join("verify");
+    let verify_dir = verify_dir.to_string_lossy().into_owned();
+    let mut package = vec![
+        "package",
+        "--locked",
+        "--allow-dirty",
+        "--target-dir",
+        verify_dir.as_str(),
+    ];
     for lib in LIBRARIES {
         package.extend(["-p", lib]);
     }
+    forget_earlier_packages(&root)?;
     run(&root, "cargo", &package, &[])?;
     if fuzz_dir.join("Cargo.toml").exists() {
         fuzz(&["--secs".to_string(), "30".to_string()])?;
     }
     eprintln!("\nxtask ci: all checks passed in {:.1?}", started.elapsed());
+    Ok(())
+}
+
+/// Remove what an earlier `cargo package` left of this workspace's crates: its packages and
+/// verification builds (`target/package`, the verification's own target directory) and the
+/// sources it extracted from its overlay registry (`$CARGO_HOME/registry/src/-<hash>/
+/// <crate>-<version>`). Cargo takes a registry crate of a given version to be immutable and
+/// reuses both: after a change, the verification of a dependent crate would compile against
+/// the old build of a dependency of the same version (0.1.0 until the first release) and
+/// fail, or pass, for the wrong reason.
+fn forget_earlier_packages(root: &Path) -> Result<(), String> {
+    let built = root.join("target").join("package");
+    if built.exists() {
+        std::fs::remove_dir_all(&built).map_err(|e| format!("{}: {e}", built.display()))?;
+    }
+    let home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(registries) = std::fs::read_dir(&src) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        // Local registries have no name: their directory is `-<hash>`.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        let Ok(crates) = std::fs::read_dir(registry.path()) else {
+            continue;
+        };
+        for krate in crates.flatten() {
+            let name = krate.file_name().to_string_lossy().into_owned();
+            if LIBRARIES.iter().any(|lib| name.starts_with(&format!("{lib}-"))) {
+                std::fs::remove_dir_all(krate.path())
+                    .map_err(|e| format!("{}: {e}", krate.path().display()))?;
+            }
+        }
+    }
     Ok(())
 }
 
