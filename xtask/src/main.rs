@@ -212,7 +212,10 @@ fn forget_earlier_packages(root: &Path) -> Result<(), String> {
         };
         for krate in crates.flatten() {
             let name = krate.file_name().to_string_lossy().into_owned();
-            if LIBRARIES.iter().any(|lib| name.starts_with(&format!("{lib}-"))) {
+            if LIBRARIES
+                .iter()
+                .any(|lib| name.starts_with(&format!("{lib}-")))
+            {
                 std::fs::remove_dir_all(krate.path())
                     .map_err(|e| format!("{}: {e}", krate.path().display()))?;
             }

@@ -137,20 +137,17 @@
 //! | `pfcp_peer_resets_total` | | [`CpOverloadControl::reset_peer`] calls |
 //! | `pfcp_up_selections_total` | `outcome` = `selected`, `none` | [`CpOverloadControl::select_up`] calls |
 
-use core::fmt;
-use std::net::IpAddr;
 use std::time::Instant;
 
 use pfcp_overload::{
-    Candidate, IgnoreReason, LciOutcome, LoadConfig, LoadTable, NodeKey, OciOrigin, OciOutcome,
-    OverloadConfig, OverloadEvent, OverloadTable, Scope, UpSelector,
+    Candidate, IgnoreReason, LciOutcome, LoadTable, NodeKey, OciOrigin, OciOutcome, OverloadEvent,
+    OverloadTable, Scope, UpSelector,
 };
 use pfcp_throttle::{
-    Classification, Classifier, ClassifierConfig, EgressConfig, EgressConfigError,
-    EgressConfigSets, EgressThrottle, LossConfig, LossThrottle, MessageKind, Procedure,
-    RequestContext, RouteList, ThrottleReason, Throttled,
+    Classification, Classifier, EgressThrottle, LossThrottle, MessageKind, Procedure,
+    RequestContext, RouteList,
 };
-use pfcp_wire::{Cause, Message, MessagePriority, MessageType};
+use pfcp_wire::{Cause, Message, MessageType};
 
 mod routing;
 mod throttles;

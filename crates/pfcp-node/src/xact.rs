@@ -41,7 +41,7 @@
 //!
 //! FO bundles are unpacked ([`pfcp_wire::Datagram`]); each message is handled as if it had
 //! arrived alone. A message that fails to decode, or whose type is unknown (clause 7.6.1:
-//! discard), gives [`Event::Malformed`] with the [`DecodeError`] (whose `header`, when
+//! discard), gives [`Event::Malformed`] with the [`DecodeError`](pfcp_wire::DecodeError) (whose `header`, when
 //! readable, lets the endpoint answer); decoding stops there. A message followed by octets its
 //! Length does not cover (UDP length differs from the header Length, clause 7.6) is reported
 //! only as malformed, never delivered.
@@ -69,17 +69,13 @@
 //! collisions; the outgoing requests are keyed by our own sequential [`TxId`].
 
 use std::collections::{HashMap, VecDeque};
-use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::mem::size_of;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use pfcp_wire::{
-    Datagram, DecodeError, DecodeErrorKind, Direction, EncodeError, Message, MessageType,
-    SequenceNumber,
-};
+use pfcp_wire::{Message, MessageType, SequenceNumber};
 use tracing::{debug, trace};
 
 /// The FO (follow on) bit of octet 1 (clause 7.2.2.1).

@@ -1,8 +1,8 @@
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use pfcp_overload::Scope;
-use pfcp_throttle::{RouteGroup, RouteList};
+use pfcp_throttle::{EgressConfig, RouteGroup, RouteList, ThrottleReason};
 use pfcp_wire::encode::{MessageBuilder, MessageWriter};
 use pfcp_wire::ie::{
     ControlSequenceNumber, FSeid, LoadControlInformation, Metric, NodeId, OciFlags,

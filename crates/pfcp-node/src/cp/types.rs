@@ -1,7 +1,15 @@
 //! The value types of the CP pipeline: destinations, decisions, outcomes, configuration,
 //! errors and counters.
 
-use super::*;
+use std::fmt;
+use std::net::IpAddr;
+
+use pfcp_overload::{LciOutcome, LoadConfig, NodeKey, OciOutcome, OverloadConfig, UpSelector};
+use pfcp_throttle::{
+    ClassifierConfig, EgressConfig, EgressConfigError, EgressConfigSets, LossConfig,
+    ThrottleReason, Throttled,
+};
+use pfcp_wire::{Cause, MessagePriority};
 
 /// A UP destination: the UP function (Node ID) and, for requests on an existing session, the
 /// PFCP entity (the IP address of the UP F-SEID) the request goes to.
@@ -40,10 +48,10 @@ impl fmt::Display for Destination {
 /// How the Loss throttles decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LossMode {
-    /// [`LossThrottle::decide`]: paced, exact to a request (default).
+    /// [`LossThrottle::decide`](pfcp_throttle::LossThrottle::decide): paced, exact to a request (default).
     #[default]
     Deterministic,
-    /// [`LossThrottle::decide_with_draw`]: Annex A.1 random mode with the caller's draw.
+    /// [`LossThrottle::decide_with_draw`](pfcp_throttle::LossThrottle::decide_with_draw): Annex A.1 random mode with the caller's draw.
     Random,
 }
 
@@ -63,7 +71,7 @@ pub enum RejectReason {
     ReportEgress,
 }
 
-/// The outcome of [`CpOverloadControl::decide`].
+/// The outcome of [`CpOverloadControl::decide`](crate::cp::CpOverloadControl::decide).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub enum CpDecision {
@@ -114,7 +122,7 @@ impl CpDecision {
     }
 }
 
-/// What [`CpOverloadControl::handle_response`] did with a message's OCI and LCI (`None`:
+/// What [`CpOverloadControl::handle_response`](crate::cp::CpOverloadControl::handle_response) did with a message's OCI and LCI (`None`:
 /// the message carried none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseOutcome {
@@ -124,7 +132,7 @@ pub struct ResponseOutcome {
     pub lci: Option<LciOutcome>,
 }
 
-/// Configuration of a [`CpOverloadControl`].
+/// Configuration of a [`CpOverloadControl`](crate::cp::CpOverloadControl).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CpConfig {

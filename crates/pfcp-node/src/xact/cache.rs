@@ -21,7 +21,14 @@
 
 use std::collections::hash_map::Entry;
 
-use super::*;
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use pfcp_wire::SequenceNumber;
+
+use super::PeerHash;
 
 /// Dead slots tolerated beyond the live ones before a compaction (so that a small ring is not
 /// compacted over and over).

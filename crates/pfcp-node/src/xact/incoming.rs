@@ -1,7 +1,15 @@
 //! Incoming requests: duplicate detection, the requests in progress (with their expiry
 //! queue) and the hand-over of their responses to the [response cache](super::cache).
 
-use super::*;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use bytes::Bytes;
+use pfcp_wire::{Direction, MessageType, SequenceNumber};
+use tracing::{debug, trace};
+
+use super::types::{Event, Transmit, XactError};
+use super::{after, one_message, Key, Pending, Transactions};
 
 impl Transactions {
     /// A request from `peer`: `true` if it is new (now remembered as in progress), `false`

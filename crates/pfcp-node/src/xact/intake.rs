@@ -2,7 +2,15 @@
 //! duplicates (requests) or reported as malformed; the crate-internal form hands the endpoint
 //! the messages as decoded here, so that it does not decode them again.
 
-use super::*;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use bytes::Bytes;
+use pfcp_wire::{Datagram, DecodeError, DecodeErrorKind, Direction, Message, SequenceNumber};
+use tracing::{debug, trace};
+
+use super::types::{Event, TxId};
+use super::{fingerprint, Transactions};
 
 /// A datagram being taken in by [`Transactions::next_accepted`].
 pub(crate) struct Intake<'p> {

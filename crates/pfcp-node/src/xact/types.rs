@@ -1,7 +1,12 @@
 //! The public value types of the transaction layer: configuration, identifiers, events,
 //! transmissions, errors and counters.
 
-use super::*;
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use pfcp_wire::{DecodeError, EncodeError, MessageType, SequenceNumber};
 
 /// Transaction-layer settings. `T1`/`N1` are implementation-specific (clause 6.4 gives no
 /// values); the defaults follow common practice (open5gs uses N1 = 3).
@@ -30,10 +35,10 @@ pub struct TransactionConfig {
     /// delivered whatever the outgoing limits: flood protection is the endpoint's job.
     pub max_pending_requests: usize,
     /// While the event or the transmit queue holds this many items (default 65 536),
-    /// [`Transactions::handle_datagram`] drops datagrams unread, as if lost. Drain both
+    /// [`Transactions::handle_datagram`](crate::xact::Transactions::handle_datagram) drops datagrams unread, as if lost. Drain both
     /// queues after every call to stay well below it.
     pub max_queued: usize,
-    /// The first sequence number [`Transactions::next_sequence`] hands out (default 0).
+    /// The first sequence number [`Transactions::next_sequence`](crate::xact::Transactions::next_sequence) hands out (default 0).
     /// Starting elsewhere after a restart (e.g. from the clock) keeps a peer's response cache
     /// from answering new requests with responses to the previous incarnation's.
     pub initial_sequence: SequenceNumber,
@@ -155,7 +160,7 @@ impl TransactionConfig {
     }
 }
 
-/// Identifies an outgoing request (unique per [`Transactions`], never reused).
+/// Identifies an outgoing request (unique per [`Transactions`](crate::xact::Transactions), never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TxId(pub u64);
 
@@ -165,11 +170,11 @@ impl fmt::Display for TxId {
     }
 }
 
-/// Something the transaction layer reports; drained with [`Transactions::poll_event`].
+/// Something the transaction layer reports; drained with [`Transactions::poll_event`](crate::xact::Transactions::poll_event).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Event {
-    /// A new request from `peer`: process it and answer with [`Transactions::send_response`].
+    /// A new request from `peer`: process it and answer with [`Transactions::send_response`](crate::xact::Transactions::send_response).
     Request {
         /// Source address and port (where the response goes, clause 4.2).
         peer: SocketAddr,
@@ -201,7 +206,7 @@ pub enum Event {
         peer: SocketAddr,
     },
     /// No response after `1 + N1` transmissions, or the request failed with its peer
-    /// ([`Transactions::fail_peer`]).
+    /// ([`Transactions::fail_peer`](crate::xact::Transactions::fail_peer)).
     Timeout {
         /// The request.
         id: TxId,
@@ -211,8 +216,9 @@ pub enum Event {
         transmissions: u32,
     },
     /// A message from `peer` failed to decode, or has an unknown type
-    /// ([`DecodeErrorKind::UnknownMessageType`], to be discarded, clause 7.6.1). The endpoint
-    /// decides how to answer (`error.header` carries the sequence number when readable).
+    /// ([`DecodeErrorKind::UnknownMessageType`](pfcp_wire::DecodeErrorKind::UnknownMessageType),
+    /// to be discarded, clause 7.6.1). The endpoint decides how to answer (`error.header`
+    /// carries the sequence number when readable).
     Malformed {
         /// Where it came from.
         peer: SocketAddr,
@@ -257,7 +263,7 @@ pub enum Event {
     },
 }
 
-/// A datagram to send; drained with [`Transactions::poll_transmit`].
+/// A datagram to send; drained with [`Transactions::poll_transmit`](crate::xact::Transactions::poll_transmit).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transmit {
     /// Destination address and port.
@@ -277,13 +283,13 @@ pub enum XactError {
     #[error("too many outstanding requests to this peer")]
     TooManyOutstandingForPeer,
     /// A request with this sequence number is outstanding to this peer (use
-    /// [`Transactions::next_sequence`]).
+    /// [`Transactions::next_sequence`](crate::xact::Transactions::next_sequence)).
     #[error("sequence number in use by an outstanding request to this peer")]
     SequenceInUse,
-    /// [`Transactions::send_request`] got a message type that is not a request.
+    /// [`Transactions::send_request`](crate::xact::Transactions::send_request) got a message type that is not a request.
     #[error("message type is not a request")]
     NotARequest,
-    /// [`Transactions::send_response`] got a message type that is not a response (type 11
+    /// [`Transactions::send_response`](crate::xact::Transactions::send_response) got a message type that is not a response (type 11
     /// included: it answers no request).
     #[error("message type is not a response")]
     NotAResponse,
@@ -322,7 +328,7 @@ pub enum XactError {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct XactStats {
-    /// Requests accepted by [`Transactions::send_request`].
+    /// Requests accepted by [`Transactions::send_request`](crate::xact::Transactions::send_request).
     pub requests_sent: u64,
     /// Retransmissions queued.
     pub retransmissions: u64,
@@ -330,9 +336,9 @@ pub struct XactStats {
     pub responses_matched: u64,
     /// Requests failed after `1 + N1` transmissions.
     pub timeouts: u64,
-    /// Requests failed by [`Transactions::fail_peer`].
+    /// Requests failed by [`Transactions::fail_peer`](crate::xact::Transactions::fail_peer).
     pub failed_by_peer: u64,
-    /// Requests abandoned with [`Transactions::cancel`].
+    /// Requests abandoned with [`Transactions::cancel`](crate::xact::Transactions::cancel).
     pub cancelled: u64,
     /// Responses discarded as unmatched.
     pub unmatched_responses: u64,
@@ -344,7 +350,7 @@ pub struct XactStats {
     pub duplicates_dropped: u64,
     /// Requests reusing an answered request's sequence number with other content.
     pub sequence_reuses: u64,
-    /// Responses queued by [`Transactions::send_response`].
+    /// Responses queued by [`Transactions::send_response`](crate::xact::Transactions::send_response).
     pub responses_sent: u64,
     /// Of those, responses to requests no longer (or never) tracked: sent, not cached.
     pub responses_untracked: u64,

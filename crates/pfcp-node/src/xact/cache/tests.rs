@@ -1,6 +1,7 @@
 //! The response cache against a plain model (a list in insertion order), and its ring's
 //! bounds under removals out of order.
 
+use super::super::{Event, TransactionConfig, Transactions, Transmit};
 use super::*;
 use proptest::prelude::*;
 
