@@ -3,7 +3,7 @@
 //! each grouped IE's interior when it reaches it (the one walk of
 //! [`crate::Message::decode_view`]).
 
-use super::{path_at, read_tlv, RawIe};
+use super::{path_at, read_tlv, RawIe, Tlv};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::ie::DecodeLimits;
 
@@ -74,26 +74,7 @@ fn check_framing_with<const N: usize>(
             let pos = pos_of(rest);
             rest = body.get(pos..pos.wrapping_add(left)).unwrap_or_default();
         }
-        let tlv = match read_tlv(rest) {
-            Ok(tlv) => tlv,
-            Err(e) => {
-                let (kind, include_self) = e.kind();
-                return Err(framing_error(
-                    body,
-                    offset,
-                    pos_of(rest),
-                    kind,
-                    include_self,
-                ));
-            }
-        };
-        count += 1;
-        if count > limits.max_ies {
-            let kind = DecodeErrorKind::TooManyIes {
-                limit: limits.max_ies,
-            };
-            return Err(framing_error(body, offset, pos_of(rest), kind, true));
-        }
+        let tlv = read_counted(body, offset, pos_of(rest), rest, &mut count, limits)?;
         if tlv.ie_type.is_grouped() && tlv.length > 0 {
             if depth + open + 1 >= max_depth {
                 let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
@@ -108,6 +89,34 @@ fn check_framing_with<const N: usize>(
             rest = tlv.after;
         }
     }
+}
+
+/// The IE at the front of `rest` (at `pos` in `body`), counted against `limits.max_ies`: the
+/// step both walks share, with their errors (kind, offset, path).
+#[inline(always)]
+fn read_counted<'a>(
+    body: &[u8],
+    offset: usize,
+    pos: usize,
+    rest: &'a [u8],
+    count: &mut usize,
+    limits: DecodeLimits,
+) -> Result<Tlv<'a>, DecodeError> {
+    let tlv = match read_tlv(rest) {
+        Ok(tlv) => tlv,
+        Err(e) => {
+            let (kind, include_self) = e.kind();
+            return Err(framing_error(body, offset, pos, kind, include_self));
+        }
+    };
+    *count += 1;
+    if *count > limits.max_ies {
+        let kind = DecodeErrorKind::TooManyIes {
+            limit: limits.max_ies,
+        };
+        return Err(framing_error(body, offset, pos, kind, true));
+    }
+    Ok(tlv)
 }
 
 /// Read the IE list `body` (at `offset` in the caller's buffer) once: each top-level IE is
@@ -126,26 +135,7 @@ pub(crate) fn walk_checked<'a>(
     let mut count = 0usize;
     let pos_of = |rest: &[u8]| rest.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
     while !rest.is_empty() {
-        let tlv = match read_tlv(rest) {
-            Ok(tlv) => tlv,
-            Err(e) => {
-                let (kind, include_self) = e.kind();
-                return Err(framing_error(
-                    body,
-                    offset,
-                    pos_of(rest),
-                    kind,
-                    include_self,
-                ));
-            }
-        };
-        count += 1;
-        if count > limits.max_ies {
-            let kind = DecodeErrorKind::TooManyIes {
-                limit: limits.max_ies,
-            };
-            return Err(framing_error(body, offset, pos_of(rest), kind, true));
-        }
+        let tlv = read_counted(body, offset, pos_of(rest), rest, &mut count, limits)?;
         if tlv.ie_type.is_grouped() && tlv.length > 0 {
             let max_depth = limits.max_depth.min(MAX_STACK);
             if max_depth <= 1 {
