@@ -23,3 +23,4 @@ pub mod ies;
 #[cfg(feature = "node")]
 pub mod node;
 pub mod rng;
+pub mod skip;

@@ -7,6 +7,7 @@
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use pfcp_test_support::skip::skip_judge;
 use pfcp_wire::ie::*;
 use pfcp_wire::{IeType, Message, RawIe, TypedIe};
 use serde_json::{json, Value};
@@ -385,14 +386,4 @@ fn scapy_reads_every_typed_session_ie_as_we_do() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     eprintln!("{test}: {judged} leaf IEs judged");
     assert!(judged > 80, "{judged}");
-}
-
-/// Skip with a notice; under `cargo xtask ci` (`PFCP_REQUIRE_JUDGES` set) fail instead, where
-/// a skipped judge would make a green run prove nothing.
-fn skip_judge(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_JUDGES").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_JUDGES is set (cargo xtask ci): this test must run"
-    );
-    eprintln!("{test}: {why}, skipping");
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
+use pfcp_test_support::skip::{skip_judge, skip_oracle};
 use pfcp_wire::ie::*;
 use pfcp_wire::{IeType, Message, RawIe, TypedIe};
 use serde_json::Value;
@@ -633,24 +634,4 @@ fn wireshark_reads_every_typed_session_ie_as_we_do() {
         seen.values().sum::<usize>(),
         seen.len()
     );
-}
-
-/// Skip with a notice; under `cargo xtask ci` (`PFCP_REQUIRE_JUDGES` set) fail instead, where
-/// a skipped judge would make a green run prove nothing.
-fn skip_judge(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_JUDGES").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_JUDGES is set (cargo xtask ci): this test must run"
-    );
-    eprintln!("{test}: {why}, skipping");
-}
-
-/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
-/// fail instead: the test looked in the wrong place.
-fn skip_oracle(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
-    );
-    eprintln!("{test}: {why}, skipping");
 }

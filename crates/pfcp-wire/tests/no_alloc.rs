@@ -15,6 +15,7 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::Duration;
 
+use pfcp_test_support::skip::skip_oracle;
 use pfcp_wire::encode::{MessageWriter, SliceSink};
 use pfcp_wire::ie::{
     ControlSequenceNumber, CpFunctionFeatures, CreatePdr, FSeid, FTeid, FarId, Fqdn, IeIter,
@@ -482,14 +483,4 @@ fn encoding_into_a_slice_allocates_nothing() {
             .percent(),
         10
     );
-}
-
-/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
-/// fail instead: the test looked in the wrong place.
-fn skip_oracle(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
-    );
-    eprintln!("{test}: {why}, skipping");
 }

@@ -5,6 +5,7 @@
 
 use std::net::Ipv4Addr;
 
+use pfcp_test_support::skip::skip_oracle;
 use pfcp_wire::encode::{Encode, MessageBuilder};
 use pfcp_wire::ie::{
     ApplyAction, CreateFar, CreatePdr, CreatedPdr, DestinationInterface, FTeid, FarId,
@@ -422,14 +423,4 @@ fn every_capture_ie_decodes_and_round_trips() {
         assert!(n > 0, "no {t} in the captures");
         eprintln!("{t}: {n}");
     }
-}
-
-/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
-/// fail instead: the test looked in the wrong place.
-fn skip_oracle(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
-    );
-    eprintln!("{test}: {why}, skipping");
 }

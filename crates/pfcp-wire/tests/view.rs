@@ -3,6 +3,7 @@
 //! absent): Ok only where `validate` is, the same error where `validate` fails, and the same
 //! values as the accessors.
 
+use pfcp_test_support::skip::skip_oracle;
 use pfcp_wire::ie::{CreateFar, CreatePdr, CreatedPdr};
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Datagram, Message};
@@ -140,14 +141,4 @@ fn sizes() {
         std::mem::size_of::<pfcp_wire::ie::Repeated<'_, pfcp_wire::ie::UrrId>>(),
         std::mem::size_of::<pfcp_wire::DecodeError>(),
     );
-}
-
-/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
-/// fail instead: the test looked in the wrong place.
-fn skip_oracle(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
-    );
-    eprintln!("{test}: {why}, skipping");
 }

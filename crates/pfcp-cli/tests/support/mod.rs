@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub(crate) use pfcp_test_support::skip::{skip_judge, skip_oracle};
 use serde_json::Value;
 
 /// The oracle directory: `$PFCP_ORACLE_DIR`, else `<manifest>/../../../shared/oracle`.
@@ -130,24 +131,4 @@ impl Failures {
 /// `s` as a string member of `v`.
 pub fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-/// Skip with a notice; under `cargo xtask ci` (`PFCP_REQUIRE_JUDGES` set) fail instead, where
-/// a skipped judge would make a green run prove nothing.
-fn skip_judge(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_JUDGES").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_JUDGES is set (cargo xtask ci): this test must run"
-    );
-    eprintln!("{test}: {why}, skipping");
-}
-
-/// Skip with a notice; where `cargo xtask ci` found the oracle (`PFCP_REQUIRE_ORACLE` set)
-/// fail instead: the test looked in the wrong place.
-fn skip_oracle(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
-        "{test}: {why}, and PFCP_REQUIRE_ORACLE is set (cargo xtask ci found the oracle)"
-    );
-    eprintln!("{test}: {why}, skipping");
 }
