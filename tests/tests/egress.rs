@@ -12,10 +12,11 @@ use pfcp_node::{
     CpConfig, Destination, NodeConfig, RejectReason, RequestProfile, ResponseOrigin,
     TransactionConfig,
 };
+use pfcp_test_support::ies::oci;
 use pfcp_throttle::egress::ThresholdPair;
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_throttle::{EgressConfig, RouterPriority, ThrottleReason};
-use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
+use pfcp_wire::ie::Timer;
 
 /// Max EMR `max_rate` with the router's three pairs at 60/55, 80/75 and 100/90 %.
 fn three_levels(max_rate: u32) -> EgressConfig {
@@ -127,17 +128,23 @@ fn level(net: &Net, i: usize) -> u8 {
         .map_or(0, |e| e.level())
 }
 
+/// A CP with `egress` on its connection to one UP function, associated.
+fn one_up(egress: EgressConfig) -> Net {
+    let mut net = Net::new(
+        cp_config(CpConfig::default().with_egress(Some(egress))),
+        &[UpSpec::default()],
+    );
+    net.associate_all();
+    net
+}
+
 #[test]
 fn if_tt_x_is_exceeded_only_requests_with_priority_below_x_are_throttled() {
     // Level-only mode (no cap): the levels alone shed. Max EMR 100/s; the offered rate of
     // each phase sits between two throttle thresholds: 70/s (level 1), 90/s (2), 120/s (3).
     let mut egress = three_levels(100);
     egress.hard_cap = false;
-    let mut net = Net::new(
-        cp_config(CpConfig::default().with_egress(Some(egress))),
-        &[UpSpec::default()],
-    );
-    net.associate_all();
+    let mut net = one_up(egress);
     let mut seid = 0;
     let mut figures = Vec::new();
     for (rate, want) in [(70u64, 1u8), (90, 2), (120, 3)] {
@@ -179,11 +186,7 @@ fn if_tt_x_is_exceeded_only_requests_with_priority_below_x_are_throttled() {
 fn requests_with_priority_x_or_greater_are_allowed_emergency_requests_pass_every_level() {
     // The cap on, 150/s of the lowest priority against a Max EMR of 100/s: level 3 and the
     // cap both refuse; the emergency requests among them (router priority 4) all go.
-    let mut net = Net::new(
-        cp_config(CpConfig::default().with_egress(Some(three_levels(100)))),
-        &[UpSpec::default()],
-    );
-    net.associate_all();
+    let mut net = one_up(three_levels(100));
     let mut seid = 0;
     let t = offer(
         &mut net,
@@ -317,12 +320,7 @@ fn the_loss_and_egress_throttles_together_shed_what_the_oci_asks_not_the_sum() {
     let cp = CpConfig::default().with_egress(Some(egress));
     let loss = cp.loss.with_exact_window(true);
     let mut net = Net::new(cp_config(cp.with_loss(loss)), &[UpSpec::default()]);
-    net.ups[0].oci = Some(OverloadControlInformation {
-        sequence_number: ControlSequenceNumber(1),
-        metric: Metric::new(30).unwrap(),
-        period_of_validity: Timer::INFINITE,
-        flags: Some(OciFlags::AOCI),
-    });
+    net.ups[0].oci = Some(oci(1, 30, Timer::INFINITE, true));
     net.associate_all();
     let mut seid = 0;
     let t = offer(
@@ -524,11 +522,7 @@ fn the_connection_counts_heartbeats_and_association_messages_as_management() {
 fn session_report_responses_are_answers_counted_in_the_emr_and_never_throttled() {
     // The UP reports 20 times a second on a connection whose Max EMR is 10/s: the CP's
     // Session Report Responses alone take it to level 3, and every one of them is sent.
-    let mut net = Net::new(
-        cp_config(CpConfig::default().with_egress(Some(three_levels(10)))),
-        &[UpSpec::default()],
-    );
-    net.associate_all();
+    let mut net = one_up(three_levels(10));
     let mut reports = 0u64;
     for k in 0..60u64 {
         net.run_until(net.now + Duration::from_millis(50));
