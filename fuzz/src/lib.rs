@@ -18,6 +18,7 @@ pub mod overload;
 pub mod throttle;
 pub mod throttle_c2;
 pub mod throttle_egress;
+pub mod throttle_loss;
 
 pub use harness::{datagram, decode_message, roundtrip, typed_ie, TARGETS};
 pub use overload::overload_events;

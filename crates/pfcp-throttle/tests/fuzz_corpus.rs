@@ -18,6 +18,10 @@ mod throttle_c2;
 #[path = "../../../fuzz/src/throttle_egress.rs"]
 mod throttle_egress;
 
+#[allow(unreachable_pub, dead_code)]
+#[path = "../../../fuzz/src/throttle_loss.rs"]
+mod throttle_loss;
+
 #[path = "../../../fuzz/src/replay.rs"]
 mod replay;
 
