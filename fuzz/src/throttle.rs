@@ -1,5 +1,5 @@
 //! The checks behind the `throttle` fuzz target, shared with
-//! `crates/pfcp-throttle/tests/fuzz_corpus.rs` (which includes this file, `throttle_c2.rs`
+//! `crates/pfcp-throttle/tests/fuzz_corpus.rs` (which includes this file, `throttle_c2.rs`,
 //! `throttle_egress.rs` and `throttle_loss.rs`, the Loss throttle's model, with `#[path]`).
 //!
 //! The input is decoded with `arbitrary` into a [`Scenario`] (or, after the [`FORMAT_V2`]
