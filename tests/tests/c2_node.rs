@@ -182,6 +182,97 @@ fn in_a_restoration_procedure_a_lower_priority_may_be_given_to_the_re_establishm
 }
 
 #[test]
+fn the_sessions_of_a_up_function_that_stopped_answering_heartbeats_are_restorations_too() {
+    // A server failure without a restart seen: the UP function goes silent, the CP's
+    // heartbeats fail (6.2.2), its sessions are lost and re-established later. C.2 ranks
+    // those re-establishments as restorations, as after a detected restart.
+    let mut n = net(true);
+    let (first, _) = establish(&mut n, 1, &arp9());
+    n.ups[0].alive = false;
+    for _ in 0..60 {
+        n.after(Duration::from_secs(1));
+        if n.cp_events
+            .iter()
+            .any(|e| matches!(e, PeerEvent::Failed { .. }))
+        {
+            break;
+        }
+    }
+    assert!(
+        n.cp_events
+            .iter()
+            .any(|e| matches!(e, PeerEvent::Failed { .. })),
+        "{:?}",
+        n.cp_events
+    );
+    assert!(
+        n.cp_events
+            .iter()
+            .any(|e| matches!(e, PeerEvent::SessionsLost { sessions, .. } if sessions.len() == 1)),
+        "{:?}",
+        n.cp_events
+    );
+    let c = classify(
+        &n,
+        MessageType::SESSION_ESTABLISHMENT_REQUEST,
+        None,
+        &arp9().with_session(1),
+    );
+    assert!(c.adjustments.contains(Adjustment::Restoration), "{c}");
+    // The UP function answers again (same Recovery Time Stamp): the CP sets the
+    // association up again, and the re-establishment goes with the lower priority.
+    n.ups[0].alive = true;
+    for _ in 0..60 {
+        n.after(Duration::from_secs(1));
+        if n.cp.peers().is_associated(&up_addr(0)) {
+            break;
+        }
+    }
+    assert!(n.cp.peers().is_associated(&up_addr(0)), "associated again");
+    let (again, _) = establish(&mut n, 1, &arp9());
+    assert!(
+        wire_priority(&n, again) > wire_priority(&n, first),
+        "lower priority"
+    );
+}
+
+#[test]
+fn a_released_association_leaves_no_restorations() {
+    // A release is planned (6.2.8): the CP's later establishments are new work.
+    let mut n = net(true);
+    let (_, _) = establish(&mut n, 1, &arp9());
+    // The UP function releases the association: Association Release Request with its Node
+    // ID (Table 7.4.4.5-1; IE type 60, FQDN type 2).
+    let mut ies = vec![0x00, 0x3c, 0x00, 0x12, 0x02];
+    ies.extend_from_slice(b"\x04upf1\x07example\x03net");
+    n.ups[0]
+        .node
+        .send_request(
+            pfcp_e2e::net::cp_addr(),
+            Header::new(MessageType::ASSOCIATION_RELEASE_REQUEST),
+            &ies,
+            &RequestProfile::default(),
+            n.now,
+        )
+        .unwrap();
+    n.after(Duration::from_millis(50));
+    assert!(
+        n.cp_events
+            .iter()
+            .any(|e| matches!(e, PeerEvent::Released { .. })),
+        "{:?}",
+        n.cp_events
+    );
+    let c = classify(
+        &n,
+        MessageType::SESSION_ESTABLISHMENT_REQUEST,
+        None,
+        &arp9().with_session(1),
+    );
+    assert!(!c.adjustments.contains(Adjustment::Restoration), "{c}");
+}
+
+#[test]
 fn the_release_of_resources_has_a_higher_priority_and_the_released_session_is_forgotten() {
     let mut n = net(true);
     let (_, up) = establish(&mut n, 1, &arp9());

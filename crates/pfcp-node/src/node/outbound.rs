@@ -524,7 +524,10 @@ impl Node {
                     if let Some(cp) = self.cp.as_mut() {
                         cp.reset_peer(&key);
                     }
-                    if restarted {
+                    if !matches!(e, PeerEvent::Released { .. }) {
+                        // Restarted, stopped answering heartbeats, or no longer associated:
+                        // its sessions are gone through a failure, and re-establishing them
+                        // is the restoration C.2 ranks lower. A release is planned (6.2.8).
                         self.track_restart(&key, now);
                     }
                     if let Some(adm) = self.admission.as_mut() {

@@ -6,7 +6,7 @@
 //! | the node sees | tracker event | effect on later requests (C.2) |
 //! |---|---|---|
 //! | a Session Establishment Request it sent (so admitted) accepted by the UP | [`StateTracker::on_established`] and [`StateTracker::on_first_step_succeeded`] | the session's requests are `registered` and, for the follow-up window, `follows_admitted` (higher: "after a not throttled and successful MAR, the subsequent requests ... have a higher priority"); a further session of the same UE ([`RequestProfile::ue`]) is an `additional_session` (lower) |
-//! | a UP function's restart (new Recovery Time Stamp, clause 6.2.2) | [`StateTracker::on_peer_restart`] | the sessions it held are a `restoration` until re-established (lower: the re-establishment storm C.2 warns about) |
+//! | a UP function's restart (new Recovery Time Stamp, clause 6.2.2), its failure (no Heartbeat Response, [`PeerEvent::Failed`]) or its answer that the association is gone (Cause 72, [`PeerEvent::NotAssociated`]) | [`StateTracker::on_peer_restart`] | the sessions it held are a `restoration` until re-established (lower: the re-establishment storm C.2 warns about); not on a release ([`PeerEvent::Released`]), which is planned (6.2.8) |
 //! | a Session Deletion Request accepted | [`StateTracker::on_released`] | the session is forgotten (the deletion itself ranks higher by its procedure: "releasing resources") |
 //!
 //! The caller overrides any fact per request ([`RequestProfile::state`] and the flags), and
@@ -24,6 +24,8 @@ use pfcp_wire::{Header, Message, MessageType};
 use tracing::debug;
 
 use super::{Node, Outstanding, RequestProfile};
+#[cfg(doc)]
+use crate::peer::PeerEvent;
 use crate::session::Session;
 
 /// The C.2 state a CP node keeps: sessions by the node's own SEID (or
@@ -147,7 +149,8 @@ impl Node {
         }
     }
 
-    /// UP function `node` restarted: the sessions it held become restorations.
+    /// UP function `node` restarted, failed or lost the association: the sessions it held
+    /// become restorations.
     pub(super) fn track_restart(&mut self, node: &NodeKey, now: Instant) {
         if let Some(tracker) = self.tracker.as_mut() {
             tracker.on_peer_restart(node, now);
