@@ -20,9 +20,16 @@
 //! failed establishment frees the slot; a failed modification goes on to the deletion; a
 //! deletion frees the slot whatever its answer.
 //!
+//! With `--hold-ms` a session stays established that long after its establishment before
+//! its next step (a PDU session that lives), so that `--sessions` bounds how many are held.
+//!
 //! An offer finds no room when `--max-outstanding` requests are already waiting for their
 //! response, or when every slot is busy: it is then skipped and counted, not delayed (the
 //! pacer keeps the rate).
+//!
+//! With route groups (`--route-group`, `--egress-config`), new sessions are asked of the
+//! UP functions of the first (preferred) group only; the route list moves an establishment
+//! to the next group when the preferred group's connections refuse it.
 //!
 //! ## Overload control
 //!
@@ -52,6 +59,10 @@
 //!   class sheds about the same share); emergency and eMPS requests are never throttled (so
 //!   `--never-throttle-exempt` changes nothing there).
 //!
+//! Session Report Requests from the UP functions (`pfcp up --report-rate`) are answered with
+//! Cause 1 (Cause 65 for a session this CP does not hold); the answers count in the egress
+//! rate of the connection ("the egress Request rate + the egress Answer rate").
+//!
 //! ## Output
 //!
 //! A progress line per second on stderr, then a summary: offered, sent, throttled,
@@ -63,7 +74,7 @@
 //!
 //! ## Modules
 //!
-//! `args` (the command line), `sessions` (the slots and the tallies; the priority classes and
+//! `args` (the command line), `reports` (the answers to Session Report Requests), `sessions` (the slots and the tallies; the priority classes and
 //! the messages of a session's life are pfcp-sim's [`traffic`](pfcp_sim::traffic)), `associations` (setup, release,
 //! the Node ID probe), `pacing` (the pacer and the transactions), `progress` (the lines
 //! printed while running) and `summary` (the results). This file ties them together: the
@@ -92,12 +103,13 @@ mod associations;
 pub mod egress;
 mod pacing;
 mod progress;
+mod reports;
 mod sessions;
 mod summary;
 
 pub use args::{CpArgs, LossPacing, Select};
 pub use sessions::{LabelTally, Tally};
-pub use summary::{ClassSummary, EgressSummary, Latency, Summary, UpSummary};
+pub use summary::{ClassSummary, EgressSummary, Latency, ReportTally, Summary, UpSummary};
 
 use associations::{associate_all, probe, release_all};
 use pacing::offer;
@@ -154,6 +166,11 @@ struct Ctx {
     select: Select,
     /// `--track-state`: count the requests by their classification (the C.2 adjustments).
     classify: bool,
+    /// The UP functions' Session Report Requests answered.
+    reports: Arc<reports::ReportCounter>,
+    /// With route groups: the `ups` of the first (preferred) group, which new sessions are
+    /// asked of. Empty: all.
+    preferred: Vec<usize>,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
@@ -222,10 +239,19 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         config = config.with_state_tracker(TrackerConfig::default());
     }
     let redirect = args.redirect || plan.as_ref().is_some_and(egress::Plan::routes);
+    let preferred: Vec<usize> = plan
+        .as_ref()
+        .map(egress::Plan::preferred_group)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|a| args.ups.iter().position(|u| u == a))
+        .collect();
     if let Some(r) = routes {
         config = config.with_routes(r);
     }
-    let (endpoint, mut channels) = Endpoint::bind(config, listen)
+    let report_counter = Arc::new(reports::ReportCounter::default());
+    let handler = reports::handler(report_counter.clone());
+    let (endpoint, mut channels) = Endpoint::bind_with_handler(config, listen, handler)
         .await
         .map_err(|e| format!("cannot bind {listen}: {}", io_error_text(&e)))?;
     let nodes = match associate_all(&endpoint, &mut channels.events, &args.ups).await {
@@ -270,13 +296,13 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         modifications: args.modifications,
         select: args.select,
         classify: args.track_state,
+        reports: report_counter,
+        preferred,
     });
-    let state = Arc::new(Mutex::new(State::new(
-        args.sessions,
-        ctx.classes.len(),
-        ctx.ups.len(),
-        args.seed,
-    )));
+    let state = Arc::new(Mutex::new(
+        State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), args.seed)
+            .with_hold(Duration::from_millis(args.hold_ms)),
+    ));
     let permits = Arc::new(Semaphore::new(args.max_outstanding));
     let start = now();
     let progress = tokio::spawn(report_progress(ctx.clone(), state.clone(), start));

@@ -17,6 +17,9 @@
 //! * Any other request that reaches the application (PFD Management, Session Set Deletion,
 //!   ...): its response with Cause 76, "Service not supported".
 //!
+//! With `--report-rate` it also sends Session Report Requests on its sessions, through the
+//! report egress throttle of each CP connection (`--report-egress-*`; module [`reports`]).
+//!
 //! Every response copies the request's sequence number and message priority. Once a second a
 //! status line goes to stderr; the first line is `pfcp up: listening on ADDR ...`.
 //!
@@ -43,6 +46,11 @@ use tokio::sync::mpsc;
 
 use crate::meter::{self, Meter};
 use crate::{io_error_text, now};
+
+pub mod reports;
+
+use reports::{LevelTrace, ReportCounts, ReportSessions};
+pub use reports::{ReportArgs, ReportTotals};
 
 /// Arguments of `pfcp up`.
 #[derive(Debug, clap::Args)]
@@ -100,6 +108,9 @@ pub struct UpArgs {
     /// address if that is unspecified).
     #[arg(long, value_name = "IP")]
     pub fseid_ip: Option<IpAddr>,
+    /// Session Report Requests of this UP function (see `pfcp_cli::up::reports`).
+    #[command(flatten)]
+    pub reports: ReportArgs,
 }
 
 /// Run `pfcp up`; errors are one line on stderr.
@@ -126,6 +137,7 @@ fn run(args: &UpArgs) -> Result<(), String> {
     if !(0.0..=1.0).contains(&args.rejection_cost) {
         return Err("--rejection-cost must be between 0 and 1".into());
     }
+    args.reports.egress()?;
     up_runtime()?.block_on(serve(args))
 }
 
@@ -223,13 +235,19 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
     let local = LocalNode::up(node.clone(), recovery_time_stamp());
     let socket = pfcp_node::SocketConfig::default().with_recv_buffer(args.recv_buffer_kib * 1024);
-    let config = EndpointConfig::new(local.clone())
+    let mut config = EndpointConfig::new(local.clone())
         .with_admission(admission)
         .with_heartbeat_interval(heartbeat)
         .with_socket(socket);
+    if let Some(e) = args.reports.egress()? {
+        config = config.with_report_egress(e);
+    }
     let counts = Arc::new(Counts::default());
+    let reporting = args.reports.report_rate > 0.0;
+    let report_sessions = Arc::new(std::sync::Mutex::new(ReportSessions::default()));
     let handler = {
         let counts = counts.clone();
+        let report_sessions = reporting.then(|| report_sessions.clone());
         let mut responder = Responder::new(
             local.clone(),
             node_ie,
@@ -245,6 +263,9 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                 c.fetch_add(1, Ordering::Relaxed);
                 metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome)
                     .increment(1);
+                if let (Some(r), true) = (&report_sessions, accepted) {
+                    note_session(r, view, &bytes);
+                }
                 HandlerReply::Respond(bytes)
             }
             Ok(Answer::Reject(cause)) => {
@@ -277,7 +298,17 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     let Channels { incoming, events } = channels;
     // Every request is answered in the handler; the channel only carries what it defers (none).
     drop(incoming);
-    tokio::spawn(report_events(events));
+    tokio::spawn(report_events(events, report_sessions.clone()));
+    let report_counts = Arc::new(ReportCounts::default());
+    let reporter = reporting.then(|| {
+        tokio::spawn(reports::run(
+            endpoint.clone(),
+            report_sessions.clone(),
+            report_counts.clone(),
+            args.reports.report_rate,
+        ))
+    });
+    let mut level_trace = LevelTrace::default();
 
     let start = now();
     let deadline = async {
@@ -304,9 +335,49 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                 let snap = Snapshot::take(&meter, &counts, &endpoint);
                 let secs = now().duration_since(start).as_secs();
                 max_metric = max_metric.max(snap.overload.round() as u64);
-                eprintln!("pfcp up: {}", snap.status_line(&last, secs));
+                let mut line = snap.status_line(&last, secs);
+                if reporting {
+                    let t = report_counts.totals();
+                    line.push_str(&format!(
+                        " | reports sent {} throttled {}",
+                        t.sent, t.throttled
+                    ));
+                    let levels = level_trace.sample(&endpoint);
+                    if !levels.is_empty() {
+                        line.push_str(" | level");
+                        for (_, l) in levels {
+                            line.push_str(&format!(" {l}"));
+                        }
+                    }
+                }
+                eprintln!("pfcp up: {line}");
                 last = snap;
             }
+        }
+    }
+    if let Some(r) = reporter {
+        r.abort();
+    }
+    let report_totals = report_counts.totals();
+    let report_egress = level_trace.rows(&endpoint);
+    if reporting {
+        let t = &report_totals;
+        eprintln!(
+            "pfcp up: Session Report Requests: {} due, {} sent, {} accepted, {} refused, {} \
+             throttled by egress, {} timed out, {} errors; skipped: {} without a session, {} at \
+             the outstanding limit",
+            t.offered,
+            t.sent,
+            t.accepted,
+            t.refused,
+            t.throttled,
+            t.timed_out,
+            t.errors,
+            t.skipped_no_session,
+            t.skipped_outstanding
+        );
+        for e in &report_egress {
+            eprintln!("pfcp up: {}", e.render(&e.node_id));
         }
     }
     let snap = Snapshot::take(&meter, &counts, &endpoint);
@@ -341,6 +412,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                 "send": endpoint.socket_buffers().send,
             },
             "recovery_time_stamp": local.recovery_time_stamp.0,
+            "reports": report_totals,
+            "report_egress": report_egress,
         });
         println!("{summary}");
     }
@@ -408,9 +481,41 @@ impl Snapshot {
     }
 }
 
-/// Print association changes.
-async fn report_events(mut events: mpsc::Receiver<PeerEvent>) {
+/// Record an accepted session request for the reports: a new session (its UP SEID from the
+/// response's F-SEID, the CP's from the request) or a deleted one.
+fn note_session(
+    sessions: &std::sync::Mutex<ReportSessions>,
+    view: &RequestView<'_>,
+    response: &[u8],
+) {
+    let header = view.message().header();
+    match header.message_type {
+        pfcp_wire::MessageType::SESSION_ESTABLISHMENT_REQUEST => {
+            let up = pfcp_wire::Message::decode(response)
+                .ok()
+                .and_then(|m| m.f_seid().ok().flatten());
+            if let (Some(up), Some(cp)) = (up, view.request().reference.cp_f_seid) {
+                reports::lock(sessions).insert(up.seid, cp.seid, view.peer(), header.priority);
+            }
+        }
+        pfcp_wire::MessageType::SESSION_DELETION_REQUEST => {
+            if let Some(seid) = header.seid {
+                reports::lock(sessions).remove(seid);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Print association changes; forget the sessions of a CP function that lost them.
+async fn report_events(
+    mut events: mpsc::Receiver<PeerEvent>,
+    sessions: Arc<std::sync::Mutex<ReportSessions>>,
+) {
     while let Some(e) = events.recv().await {
+        if let PeerEvent::SessionsLost { peer, .. } = &e {
+            reports::lock(&sessions).remove_peer(*peer);
+        }
         let text = match &e {
             PeerEvent::Associated { peer, node } => format!("associated with {node} at {peer}"),
             PeerEvent::Released { peer, node } => {

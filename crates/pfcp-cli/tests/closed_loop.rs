@@ -11,7 +11,7 @@ mod procs;
 
 use std::thread;
 
-use procs::{n, pfcp, start_up, summary};
+use procs::{free_udp_port, n, pfcp, start_up, summary};
 use serde_json::Value;
 
 const CAPACITY: u64 = 300;
@@ -69,15 +69,6 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
         emergency >= arp2,
         "emergency {emergency:.3} < arp2 {arp2:.3}"
     );
-}
-
-/// A UDP port nobody listens on right now.
-fn free_udp_port() -> u16 {
-    std::net::UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 #[test]

@@ -344,6 +344,21 @@ impl Node {
         self.sessions.get(local_seid)
     }
 
+    /// The egress throttle of this UP function's connection to the CP function at `peer`
+    /// ([`NodeConfig::report_egress`]: its Session Report Requests pass it, its answers and
+    /// other messages count in it), once the first report towards `peer` created it.
+    pub fn report_egress_throttle(&self, peer: &SocketAddr) -> Option<&EgressThrottle> {
+        self.report_throttles.get(peer)
+    }
+
+    /// Every connection's report egress throttle ([`Node::report_egress_throttle`]), in no
+    /// particular order.
+    pub fn report_egress_throttles(
+        &self,
+    ) -> impl Iterator<Item = (&SocketAddr, &EgressThrottle)> + '_ {
+        self.report_throttles.iter()
+    }
+
     /// Sessions tracked.
     pub fn session_count(&self) -> usize {
         self.sessions.len()

@@ -10,6 +10,8 @@
 //!   know gets Cause 65, "Session context not found", with SEID 0 (clause 7.2.2.4.2).
 //! * Any other request: its response with Cause 76, "Service not supported".
 //!
+//! [`answer_report`] is the other side's: a CP function's Session Report Response.
+//!
 //! The node copies the request's message priority into the response and keeps the session table
 //! from the accepted responses; the responder holds no state but its SEID counter.
 
@@ -113,6 +115,29 @@ impl Responder {
             }
         }
     }
+}
+
+/// A CP function's answer to a Session Report Request (clause 7.5.8) the node delivers: the
+/// Session Report Response (57) with Cause 1 and the UP's SEID of the session
+/// ([`IncomingRequest::remote_seid`], from the CP node's session table), or, for a session the
+/// node does not know, Cause 65 "Session context not found" (the node answers it with SEID 0,
+/// clause 7.2.2.4.2). Any other request: Cause 76, "Service not supported".
+pub fn answer_report(request: &IncomingRequest) -> Result<Answer, EncodeError> {
+    let Ok(msg) = Message::decode(&request.bytes) else {
+        return Ok(Answer::Reject(Cause::MANDATORY_IE_INCORRECT));
+    };
+    let h = msg.header();
+    if h.message_type != MessageType::SESSION_REPORT_REQUEST {
+        return Ok(Answer::Reject(Cause::SERVICE_NOT_SUPPORTED));
+    }
+    let Some(up_seid) = request.remote_seid else {
+        return Ok(Answer::Reject(Cause::SESSION_CONTEXT_NOT_FOUND));
+    };
+    let bytes = response(h, MessageType::SESSION_REPORT_RESPONSE, up_seid, |w| {
+        w.ie(&Cause::REQUEST_ACCEPTED)?;
+        Ok(())
+    })?;
+    Ok(Answer::Respond(bytes, true))
 }
 
 /// A session response of type `rt` to `request` (same sequence number) with SEID `cp_seid`,

@@ -37,6 +37,11 @@ pub struct CpArgs {
     /// Session Modification Requests per session, between its establishment and deletion.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub modifications: u32,
+    /// How long a session stays established before its next step, in milliseconds (0: its
+    /// next step is ready at once). Held sessions are what a UP function's Session Report
+    /// Requests (`pfcp up --report-rate`) report on.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub hold_ms: u64,
     /// Priority classes of new sessions and their weights: CLASS=WEIGHT,... where CLASS is
     /// emergency, emps, arp1 to arp15 (ARP priority level), lap (low access priority) or none.
     #[arg(

@@ -120,7 +120,8 @@ pub fn parse_levels(spec: &str) -> Result<[Option<ThresholdPair>; 3], String> {
     Ok(pairs)
 }
 
-fn config_of(name: &str, s: &SetSpec) -> Result<EgressConfig, String> {
+/// The validated configuration of set `name`.
+pub(crate) fn config_of(name: &str, s: &SetSpec) -> Result<EgressConfig, String> {
     let mut c = EgressConfig::new(s.max_rate);
     if let Some(l) = &s.levels {
         c.thresholds = parse_levels(l).map_err(|e| format!("set {name}: {e}"))?;
@@ -198,6 +199,11 @@ impl Plan {
     /// Whether the plan has route groups (Session Establishment Requests may move).
     pub(super) fn routes(&self) -> bool {
         !self.file.route_groups.is_empty()
+    }
+
+    /// The `--up` addresses of the first route group (empty without route groups).
+    pub(super) fn preferred_group(&self) -> &[SocketAddr] {
+        self.file.route_groups.first().map_or(&[], Vec::as_slice)
     }
 
     /// The configuration sets assigned to the UP functions (`node_of` an `--up` address).

@@ -98,6 +98,9 @@ pub(super) struct State {
     slots: Vec<Slot>,
     free: Vec<usize>,
     ready: VecDeque<(usize, Step)>,
+    /// Sessions established less than `--hold-ms` ago, in the order they become ready.
+    held: VecDeque<(tokio::time::Instant, usize, Step)>,
+    hold: Duration,
     rng: u64,
     next_cp_seid: u64,
     next_up: usize,
@@ -108,6 +111,8 @@ pub(super) struct State {
     pub(super) lost: u64,
     pub(super) restored: u64,
     pub(super) per_up: Vec<UpTally>,
+    /// Per class, the new sessions each UP function accepted (where its sessions went).
+    pub(super) class_per_up: Vec<Vec<u64>>,
     pub(super) outstanding: u64,
     pub(super) stopping: bool,
     /// Requests refused locally, by the throttle and reason ([`shed_reason`]).
@@ -173,6 +178,8 @@ impl State {
             slots: vec![Slot::default(); sessions],
             free: (0..sessions).rev().collect(),
             ready: VecDeque::new(),
+            held: VecDeque::new(),
+            hold: Duration::ZERO,
             rng: seed,
             next_cp_seid: 1,
             next_up: 0,
@@ -181,6 +188,7 @@ impl State {
             lost: 0,
             restored: 0,
             per_up: vec![UpTally::default(); ups],
+            class_per_up: vec![vec![0; ups]; classes],
             outstanding: 0,
             stopping: false,
             shed_by_reason: BTreeMap::new(),
@@ -218,22 +226,45 @@ impl State {
         }
     }
 
+    /// With sessions held `hold` after their establishment before their next step.
+    pub(super) fn with_hold(mut self, hold: Duration) -> Self {
+        self.hold = hold;
+        self
+    }
+
     /// The next request: a pending step of a session, else a new session's establishment.
     pub(super) fn next_work(&mut self, ctx: &Ctx) -> Option<Work> {
+        if !self.held.is_empty() {
+            let t = crate::now();
+            while let Some((_, slot, step)) = self.held.front().filter(|h| h.0 <= t).copied() {
+                self.held.pop_front();
+                self.ready.push_back((slot, step));
+            }
+        }
         let (slot, step) = match self.ready.pop_front() {
             Some(next) => next,
             None => {
                 let slot = self.free.pop()?;
                 let class = pick(&ctx.classes, splitmix(&mut self.rng));
+                // With route groups, a new session is asked of the preferred group; the route
+                // list moves it when that group is congested.
+                let eligible = if ctx.preferred.is_empty() {
+                    ctx.ups.len()
+                } else {
+                    ctx.preferred.len()
+                };
+                let nth = |i: usize| ctx.preferred.get(i).copied().unwrap_or(i);
                 let up = match ctx.select {
                     super::Select::RoundRobin => {
-                        let up = self.next_up % ctx.ups.len().max(1);
+                        let up = nth(self.next_up % eligible.max(1));
                         self.next_up = self.next_up.wrapping_add(1);
                         up
                     }
                     super::Select::Load => {
-                        let candidates: Vec<(SocketAddr, u32)> =
-                            ctx.ups.iter().map(|u| (u.addr, 1)).collect();
+                        let candidates: Vec<(SocketAddr, u32)> = (0..eligible)
+                            .filter_map(|i| ctx.ups.get(nth(i)))
+                            .map(|u| (u.addr, 1))
+                            .collect();
                         ctx.endpoint
                             .select_up(&candidates)
                             .ok()
@@ -410,6 +441,13 @@ impl State {
                     if let Some(u) = self.per_up.get_mut(holder) {
                         u.established += 1;
                     }
+                    if let Some(n) = self
+                        .class_per_up
+                        .get_mut(slot.class)
+                        .and_then(|c| c.get_mut(holder))
+                    {
+                        *n += 1;
+                    }
                     slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
                     self.established += 1;
                     if slot.restoring {
@@ -440,6 +478,9 @@ impl State {
             }
         };
         match next {
+            Some(s) if step == Step::Establish && !self.hold.is_zero() => {
+                self.held.push_back((crate::now() + self.hold, w.slot, s));
+            }
             Some(s) => self.ready.push_back((w.slot, s)),
             None => self.free.push(w.slot),
         }
@@ -461,9 +502,15 @@ impl State {
                 continue;
             }
             self.lost += 1;
-            match self.ready.iter_mut().find(|(s, _)| *s == i) {
-                Some(entry) => {
-                    entry.1 = Step::Establish;
+            let waiting = self
+                .ready
+                .iter_mut()
+                .map(|(s, step)| (s, step))
+                .chain(self.held.iter_mut().map(|(_, s, step)| (s, step)))
+                .find(|(s, _)| **s == i);
+            match waiting {
+                Some((_, step)) => {
+                    *step = Step::Establish;
                     restore(slot, modifications);
                 }
                 None => slot.lost = true,

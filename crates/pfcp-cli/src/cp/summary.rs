@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use pfcp_throttle::EgressThrottle;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
@@ -99,6 +100,62 @@ pub struct EgressSummary {
     pub checks_refused: u64,
 }
 
+impl EgressSummary {
+    /// The row of connection `name`'s throttle `e`, with its `levels` sampled each second.
+    pub(crate) fn of(name: String, e: &EgressThrottle, levels: &[u8]) -> Self {
+        let s = e.stats();
+        let mut at = [0u64; 4];
+        for l in levels {
+            if let Some(n) = at.get_mut(usize::from(*l)) {
+                *n += 1;
+            }
+        }
+        EgressSummary {
+            node_id: name,
+            max_rate: e.config().max_rate,
+            hard_cap: e.config().hard_cap,
+            levels: levels.to_vec(),
+            seconds_at_level: at,
+            counted: s.counted(),
+            sent_requests: s.sent_requests,
+            sent_answers: s.sent_answers,
+            sent_retransmissions: s.sent_retransmissions,
+            sent_management: s.sent_management,
+            throttled_level: s.throttled_level,
+            throttled_rate: s.throttled_rate,
+            throttled_pending: s.throttled_pending,
+            checks_refused: s.checks_refused,
+        }
+    }
+
+    /// The text line of this connection, `to` naming the peer.
+    pub(crate) fn render(&self, to: &str) -> String {
+        let levels: String = self
+            .levels
+            .iter()
+            .map(|l| char::from(b'0' + l.min(&9)))
+            .collect();
+        format!(
+            "egress to {to} (Max EMR {}/s{}): level over time [{}], seconds at level 0-3 {:?}; \
+             counted {} (requests {}, answers {}, retransmissions {}, management {}); shed by \
+             level {}, by the cap {}, pending {}; route checks refused {}",
+            self.max_rate,
+            if self.hard_cap { "" } else { ", level-only" },
+            levels,
+            self.seconds_at_level,
+            self.counted,
+            self.sent_requests,
+            self.sent_answers,
+            self.sent_retransmissions,
+            self.sent_management,
+            self.throttled_level,
+            self.throttled_rate,
+            self.throttled_pending,
+            self.checks_refused
+        )
+    }
+}
+
 /// The final summary of `pfcp cp` (its `--json` form).
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -152,6 +209,17 @@ pub struct Summary {
     /// With `--track-state`: the requests by the classification the CP gave them (its rule,
     /// priority and every C.2 adjustment that fired, TS 29.273 Annex C.2).
     pub by_classification: BTreeMap<String, LabelTally>,
+    /// The UP functions' Session Report Requests this CP answered.
+    pub reports: ReportTally,
+}
+
+/// Session Report Requests received (clause 7.5.8) and how they were answered.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ReportTally {
+    /// Answered with Cause 1.
+    pub accepted: u64,
+    /// For a session this CP does not know: Cause 65.
+    pub unknown_session: u64,
 }
 
 /// One priority class: its totals, and per request type.
@@ -165,6 +233,9 @@ pub struct ClassSummary {
     pub by_request: Vec<(String, Tally)>,
     /// Its requests refused locally, by throttle and reason.
     pub shed_by_reason: BTreeMap<String, u64>,
+    /// New sessions per UP function, in the order of `ups` (where its establishments went:
+    /// with route groups, what moved to another group).
+    pub sessions_by_up: Vec<u64>,
 }
 
 /// Rows as one JSON object, in order.
@@ -219,12 +290,13 @@ impl Summary {
                 .classes
                 .iter()
                 .zip(st.by_class.iter().zip(&st.by_class_step))
-                .zip(&st.class_shed)
-                .map(|((c, (total, steps)), shed)| {
+                .zip(st.class_shed.iter().zip(&st.class_per_up))
+                .map(|((c, (total, steps)), (shed, per_up))| {
                     let row = ClassSummary {
                         total: *total,
                         by_request: step_rows(steps),
                         shed_by_reason: shed.clone(),
+                        sessions_by_up: per_up.clone(),
                     };
                     (c.name.clone(), row)
                 })
@@ -250,6 +322,7 @@ impl Summary {
             shed_by_reason: st.shed_by_reason.clone(),
             egress,
             by_classification: st.by_label.clone(),
+            reports: ctx.reports.snapshot(),
         }
     }
 
@@ -366,30 +439,27 @@ impl Summary {
             }
         }
         for e in &self.egress {
-            let levels: String = e
-                .levels
-                .iter()
-                .map(|l| char::from(b'0' + l.min(&9)))
-                .collect();
+            let _ = writeln!(s, "  {}", e.render(&e.node_id));
+        }
+        if self.ups.len() > 1 {
             let _ = writeln!(
                 s,
-                "  egress to {} (Max EMR {}/s{}): level over time [{}], seconds at level 0-3 {:?}; \
-                 counted {} (requests {}, answers {}, retransmissions {}, management {}); shed by \
-                 level {}, by the cap {}, pending {}; route checks refused {}",
-                e.node_id,
-                e.max_rate,
-                if e.hard_cap { "" } else { ", level-only" },
-                levels,
-                e.seconds_at_level,
-                e.counted,
-                e.sent_requests,
-                e.sent_answers,
-                e.sent_retransmissions,
-                e.sent_management,
-                e.throttled_level,
-                e.throttled_rate,
-                e.throttled_pending,
-                e.checks_refused
+                "  new sessions per UP function ({}):",
+                self.ups
+                    .iter()
+                    .map(|u| u.addr.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            for (name, c) in &self.by_class {
+                let _ = writeln!(s, "    {name:<15} {:?}", c.sessions_by_up);
+            }
+        }
+        if self.reports != ReportTally::default() {
+            let _ = writeln!(
+                s,
+                "  Session Report Requests answered: {} accepted, {} for an unknown session",
+                self.reports.accepted, self.reports.unknown_session
             );
         }
         for u in &self.ups {
@@ -426,29 +496,7 @@ pub(super) fn egress_rows(ctx: &Ctx, st: &State) -> Vec<EgressSummary> {
             .zip(&st.levels)
             .filter_map(|(u, levels)| {
                 let e = n.cp()?.egress_throttle(&u.node)?;
-                let s = e.stats();
-                let mut at = [0u64; 4];
-                for l in levels {
-                    if let Some(n) = at.get_mut(usize::from(*l)) {
-                        *n += 1;
-                    }
-                }
-                Some(EgressSummary {
-                    node_id: u.node.to_string(),
-                    max_rate: e.config().max_rate,
-                    hard_cap: e.config().hard_cap,
-                    levels: levels.clone(),
-                    seconds_at_level: at,
-                    counted: s.counted(),
-                    sent_requests: s.sent_requests,
-                    sent_answers: s.sent_answers,
-                    sent_retransmissions: s.sent_retransmissions,
-                    sent_management: s.sent_management,
-                    throttled_level: s.throttled_level,
-                    throttled_rate: s.throttled_rate,
-                    throttled_pending: s.throttled_pending,
-                    checks_refused: s.checks_refused,
-                })
+                Some(EgressSummary::of(u.node.to_string(), e, levels))
             })
             .collect()
     });

@@ -123,6 +123,16 @@ pub(crate) fn summary(out: &Output) -> Value {
     serde_json::from_str(json).unwrap()
 }
 
+/// A UDP port nobody listens on right now.
+#[allow(dead_code)] // Not every test binary that shares this module binds a fixed port.
+pub(crate) fn free_udp_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// The number at `path` (a JSON pointer).
 pub(crate) fn n(v: &Value, path: &str) -> u64 {
     v.pointer(path)
