@@ -93,6 +93,8 @@ pub struct Net {
     pub cp_events: Vec<PeerEvent>,
     /// Requests the CP answered (Session Report Requests and the like).
     pub cp_answered: u64,
+    /// The outcomes of the UPs' own requests (Session Report Requests), by UP index.
+    pub up_outcomes: Vec<(usize, RequestId, Result<Response, RequestError>)>,
 }
 
 fn node_ie(name: &str) -> Vec<u8> {
@@ -148,6 +150,7 @@ impl Net {
             outcomes: Vec::new(),
             cp_events: Vec::new(),
             cp_answered: 0,
+            up_outcomes: Vec::new(),
         }
     }
 
@@ -238,6 +241,10 @@ impl Net {
             for i in 0..self.ups.len() {
                 while let Some(e) = self.ups[i].node.poll_event() {
                     any = true;
+                    if let NodeEvent::Outcome { id, result } = e {
+                        self.up_outcomes.push((i, id, result));
+                        continue;
+                    }
                     if let NodeEvent::Request(req) = e {
                         let up = &mut self.ups[i];
                         let node = &up.node;

@@ -15,7 +15,7 @@ use pfcp_node::{
 use pfcp_test_support::ies::oci;
 use pfcp_throttle::egress::ThresholdPair;
 use pfcp_throttle::routing::{RouteGroup, RouteList};
-use pfcp_throttle::{EgressConfig, RouterPriority, ThrottleReason};
+use pfcp_throttle::{EgressConfig, EgressConfigSets, RouterPriority, ThrottleReason};
 use pfcp_wire::ie::Timer;
 
 /// Max EMR `max_rate` with the router's three pairs at 60/55, 80/75 and 100/90 %.
@@ -516,6 +516,91 @@ fn the_connection_counts_heartbeats_and_association_messages_as_management() {
     // t = 100 ms to t = 1 s: 1 + 10.
     assert_eq!(stats.sent_management, 11, "{stats:?}");
     assert_eq!(stats.offered_requests, 0);
+}
+
+#[test]
+fn egress_throttling_configuration_sets_are_assigned_to_the_ups_connections_per_cp_function() {
+    // "Egress Throttling Configuration Sets can be configured and assigned to Connections",
+    // on the UP side: UP1 assigns the CP function (by its Node ID) a set of Max EMR 10/s,
+    // level-only; UP2 has only a default set of 1000/s. Both report 20 times a second.
+    let mut net = Net::new(cp_config(CpConfig::default()), &[UpSpec::default(); 2]);
+    let mut small = EgressConfig::new(10);
+    small.thresholds = three_levels(10).thresholds;
+    small.hard_cap = false;
+    for (i, assigned) in [(0usize, true), (1, false)] {
+        let mut sets = EgressConfigSets::new();
+        let big = sets.add("big", three_levels(1000)).unwrap();
+        sets.set_default(Some(big));
+        if assigned {
+            let id = sets.add("small", small).unwrap();
+            sets.assign(Net::cp_local().node_id, id).unwrap();
+        }
+        let local = pfcp_node::LocalNode::up(up_key(i), pfcp_wire::ie::RecoveryTimeStamp(1000));
+        net.ups[i].node = pfcp_node::Node::new(
+            NodeConfig::new(local)
+                .with_heartbeat_interval(None)
+                .with_report_egress_sets(sets),
+            net.now,
+        )
+        .unwrap();
+    }
+    net.associate_all();
+    for k in 0..60u64 {
+        net.run_until(net.now + Duration::from_millis(50));
+        for i in 0..2 {
+            // Report Type (39) USAR, no MP: the lowest priority (router 0).
+            let h = pfcp_wire::Header::new(pfcp_wire::MessageType::SESSION_REPORT_REQUEST)
+                .with_seid(k + 1);
+            net.ups[i]
+                .node
+                .send_request(
+                    pfcp_e2e::net::cp_addr(),
+                    h,
+                    &[0x00, 0x27, 0x00, 0x01, 0x02],
+                    &RequestProfile::default(),
+                    net.now,
+                )
+                .unwrap();
+        }
+    }
+    net.after(Duration::from_millis(50));
+    let cp = pfcp_e2e::net::cp_addr();
+    let (t1, t2) = (
+        net.ups[0].node.report_egress_throttle(&cp).unwrap(),
+        net.ups[1].node.report_egress_throttle(&cp).unwrap(),
+    );
+    assert_eq!((t1.config().max_rate, t1.config().hard_cap), (10, false));
+    assert_eq!(t2.config().max_rate, 1000);
+    assert!(t1.stats().throttled_level > 0, "{:?}", t1.stats());
+    assert_eq!(t2.stats().throttled_level + t2.stats().throttled_rate, 0);
+    // UP1's refusals name the level that shed them; UP2 sent every report.
+    let refused: Vec<_> = net
+        .up_outcomes
+        .iter()
+        .filter_map(|(i, _, r)| {
+            r.as_ref()
+                .ok()
+                .filter(|r| r.is_local())
+                .map(|r| (*i, r.origin))
+        })
+        .collect();
+    assert!(!refused.is_empty());
+    assert!(
+        refused.iter().all(|(i, o)| *i == 0
+            && matches!(
+                o,
+                ResponseOrigin::Throttled(RejectReason::ReportEgress(ThrottleReason::Level(_)))
+            )),
+        "{refused:?}"
+    );
+    let answered = |up: usize| {
+        net.up_outcomes
+            .iter()
+            .filter(|(i, _, r)| *i == up && r.as_ref().is_ok_and(|r| !r.is_local()))
+            .count()
+    };
+    assert_eq!(answered(1), 60);
+    assert_eq!(answered(0) + refused.len(), 60);
 }
 
 #[test]

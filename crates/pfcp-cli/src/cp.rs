@@ -108,6 +108,7 @@ mod sessions;
 mod summary;
 
 pub use args::{CpArgs, LossPacing, Select};
+pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
 pub use summary::{ClassSummary, EgressSummary, Latency, ReportTally, Summary, UpSummary};
 

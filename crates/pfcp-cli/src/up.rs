@@ -239,8 +239,12 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .with_admission(admission)
         .with_heartbeat_interval(heartbeat)
         .with_socket(socket);
-    if let Some(e) = args.reports.egress()? {
+    let egress = args.reports.egress()?;
+    if let Some(e) = egress.single {
         config = config.with_report_egress(e);
+    }
+    if let Some(sets) = egress.sets {
+        config = config.with_report_egress_sets(sets);
     }
     let counts = Arc::new(Counts::default());
     let reporting = args.reports.report_rate > 0.0;
@@ -376,6 +380,14 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             t.skipped_no_session,
             t.skipped_outstanding
         );
+        if !t.shed_by_reason.is_empty() {
+            let by: Vec<String> = t
+                .shed_by_reason
+                .iter()
+                .map(|(k, n)| format!("{k}: {n}"))
+                .collect();
+            eprintln!("pfcp up: reports shed by: {}", by.join(", "));
+        }
         for e in &report_egress {
             eprintln!("pfcp up: {}", e.render(&e.node_id));
         }

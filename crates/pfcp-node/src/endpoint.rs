@@ -147,6 +147,17 @@ impl EndpointConfig {
         self
     }
 
+    /// With report egress configuration sets per CP function
+    /// ([`NodeConfig::report_egress_sets`]).
+    #[must_use]
+    pub fn with_report_egress_sets(
+        mut self,
+        sets: pfcp_throttle::EgressConfigSets<pfcp_overload::NodeKey>,
+    ) -> Self {
+        self.node = self.node.with_report_egress_sets(sets);
+        self
+    }
+
     /// With the C.2 state tracker of a CP (TS 29.273 Annex C.2; see
     /// [`NodeConfig::state_tracker`]).
     #[must_use]

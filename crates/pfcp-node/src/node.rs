@@ -122,7 +122,7 @@ use std::time::{Duration, Instant};
 
 use pfcp_overload::{Candidate, NodeKey};
 use pfcp_throttle::routing::RouteList;
-use pfcp_throttle::{EgressConfig, EgressThrottle};
+use pfcp_throttle::{EgressConfig, EgressConfigSets, EgressThrottle};
 use pfcp_wire::ie::FSeid;
 use pfcp_wire::{MessageType, SequenceNumber};
 
@@ -205,6 +205,7 @@ pub struct Node {
     cp: Option<CpOverloadControl>,
     sessions: Sessions,
     report_egress: Option<EgressConfig>,
+    report_egress_sets: Option<EgressConfigSets<NodeKey>>,
     report_throttles: HashMap<SocketAddr, EgressThrottle>,
     tracker: Option<CpStateTracker>,
     outstanding: TxMap<Outstanding>,
@@ -287,6 +288,7 @@ impl Node {
             cp,
             sessions: Sessions::new(config.max_sessions),
             report_egress: config.report_egress,
+            report_egress_sets: config.report_egress_sets,
             report_throttles: HashMap::new(),
             tracker,
             outstanding: TxMap::default(),
@@ -345,7 +347,8 @@ impl Node {
     }
 
     /// The egress throttle of this UP function's connection to the CP function at `peer`
-    /// ([`NodeConfig::report_egress`]: its Session Report Requests pass it, its answers and
+    /// ([`NodeConfig::report_egress`], [`NodeConfig::report_egress_sets`]: its Session
+    /// Report Requests pass it, its answers and
     /// other messages count in it), once the first report towards `peer` created it.
     pub fn report_egress_throttle(&self, peer: &SocketAddr) -> Option<&EgressThrottle> {
         self.report_throttles.get(peer)

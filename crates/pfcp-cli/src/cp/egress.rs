@@ -33,7 +33,7 @@ use std::net::SocketAddr;
 
 use pfcp_node::cp::Destination;
 use pfcp_overload::NodeKey;
-use pfcp_throttle::egress::{EgressConfig, EgressConfigSets, ThresholdPair};
+use pfcp_throttle::egress::{EgressConfig, EgressConfigSets, SetId, ThresholdPair};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use serde::Deserialize;
 
@@ -135,6 +135,50 @@ pub(crate) fn config_of(name: &str, s: &SetSpec) -> Result<EgressConfig, String>
     Ok(c)
 }
 
+/// Assign set `id` to `node`, with its own Max EMR `max_rate`, or `capacity` divided by
+/// `connections` (default 1), or the set's.
+pub(crate) fn assign(
+    sets: &mut EgressConfigSets<NodeKey>,
+    node: NodeKey,
+    id: SetId,
+    max_rate: Option<u32>,
+    capacity: Option<u32>,
+    connections: Option<u32>,
+) -> Result<(), String> {
+    let rate = match (max_rate, capacity) {
+        (Some(r), _) => Some(r),
+        (None, Some(cap)) => Some(
+            EgressConfig::max_rate_per_connection(cap, connections.unwrap_or(1))
+                .ok_or("capacity / connections is 0")?,
+        ),
+        (None, None) => None,
+    };
+    match rate {
+        Some(r) => sets.assign_with_max_rate(node, id, r),
+        None => sets.assign(node, id),
+    }
+    .map_err(|e| e.to_string())
+}
+
+/// Add the file's named `sets` and its `default` to a new [`EgressConfigSets`].
+pub(crate) fn named_sets(
+    specs: &BTreeMap<String, SetSpec>,
+    default: Option<&str>,
+) -> Result<EgressConfigSets<NodeKey>, String> {
+    let mut sets = EgressConfigSets::new();
+    for (name, spec) in specs {
+        sets.add(name.clone(), config_of(name, spec)?)
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(name) = default {
+        let id = sets
+            .find(name)
+            .ok_or_else(|| format!("default: no set {name:?}"))?;
+        sets.set_default(Some(id));
+    }
+    Ok(sets)
+}
+
 /// What the run's CP needs: the sets and the route list, with the UP functions' Node IDs.
 #[derive(Debug)]
 pub(super) struct Plan {
@@ -211,20 +255,16 @@ impl Plan {
         &self,
         node_of: impl Fn(&SocketAddr) -> Option<NodeKey>,
     ) -> Result<EgressConfigSets<NodeKey>, String> {
-        let mut sets = EgressConfigSets::new();
-        for (name, spec) in &self.file.sets {
-            sets.add(name.clone(), config_of(name, spec)?)
-                .map_err(|e| e.to_string())?;
-        }
+        let default = self
+            .file
+            .default
+            .as_deref()
+            .filter(|_| self.flag_default.is_none());
+        let mut sets = named_sets(&self.file.sets, default)?;
         if let Some(c) = self.flag_default {
             let id = sets
                 .add("--egress-max-rate", c)
                 .map_err(|e| e.to_string())?;
-            sets.set_default(Some(id));
-        } else if let Some(name) = &self.file.default {
-            let id = sets
-                .find(name)
-                .ok_or_else(|| format!("default: no set {name:?}"))?;
             sets.set_default(Some(id));
         }
         for p in &self.file.peer {
@@ -232,19 +272,8 @@ impl Plan {
                 .find(&p.set)
                 .ok_or_else(|| format!("peer {}: no set {:?}", p.up, p.set))?;
             let node = node_of(&p.up).ok_or_else(|| format!("peer {}: unknown", p.up))?;
-            let rate = match (p.max_rate, p.capacity) {
-                (Some(r), _) => Some(r),
-                (None, Some(cap)) => Some(
-                    EgressConfig::max_rate_per_connection(cap, p.connections.unwrap_or(1))
-                        .ok_or_else(|| format!("peer {}: capacity / connections is 0", p.up))?,
-                ),
-                (None, None) => None,
-            };
-            match rate {
-                Some(r) => sets.assign_with_max_rate(node, id, r),
-                None => sets.assign(node, id),
-            }
-            .map_err(|e| format!("peer {}: {e}", p.up))?;
+            assign(&mut sets, node, id, p.max_rate, p.capacity, p.connections)
+                .map_err(|e| format!("peer {}: {e}", p.up))?;
         }
         Ok(sets)
     }

@@ -139,19 +139,18 @@ pub struct LabelTally {
 
 /// The label of a local refusal: `loss`, `egress level X` (the router's level that shed
 /// it), `egress rate` (the cap at the Max EMR), `egress pending`, or another reason.
-pub(super) fn shed_reason(origin: &ResponseOrigin) -> String {
+pub(crate) fn shed_reason(origin: &ResponseOrigin) -> String {
     use pfcp_node::RejectReason;
     use pfcp_throttle::ThrottleReason;
+    let egress = |r: &ThrottleReason| match r {
+        ThrottleReason::Level(x) => format!("egress level {x}"),
+        ThrottleReason::RateLimit => "egress rate".into(),
+        ThrottleReason::PendingLimit => "egress pending".into(),
+    };
     match origin {
         ResponseOrigin::Throttled(RejectReason::Loss(_)) => "loss".into(),
-        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::Level(x))) => {
-            format!("egress level {x}")
-        }
-        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::RateLimit)) => {
-            "egress rate".into()
-        }
-        ResponseOrigin::Throttled(RejectReason::Egress(ThrottleReason::PendingLimit)) => {
-            "egress pending".into()
+        ResponseOrigin::Throttled(RejectReason::Egress(r) | RejectReason::ReportEgress(r)) => {
+            egress(r)
         }
         ResponseOrigin::Throttled(RejectReason::NoAlternateAddress) => {
             "no alternate address".into()

@@ -12,25 +12,32 @@
 //! Usage Report Trigger PERIO; Table 7.5.8.3-1). The CP's answers are what load the CP's
 //! egress connection back to this UP function.
 //!
+//! The egress configuration is one set for every CP connection (`--report-egress-max-rate`,
+//! `--report-egress-levels`, `--report-egress-level-only`), or sets assigned per CP function
+//! by Node ID from a file ([`ReportEgressFile`], `--report-egress-config`), with the flags'
+//! set as the default ([`NodeConfig::report_egress_sets`](pfcp_node::NodeConfig)).
+//!
 //! A tick that finds no session, or `MAX_OUTSTANDING` reports waiting for their response,
 //! skips its reports and counts them: the rate stays the one asked for.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
 use pfcp_node::{Endpoint, Error as NodeError, ResponseOrigin};
-use pfcp_throttle::EgressConfig;
+use pfcp_overload::NodeKey;
+use pfcp_throttle::{EgressConfig, EgressConfigSets};
 use pfcp_wire::encode::put_ie_header;
 use pfcp_wire::ie::IeType;
 use pfcp_wire::{Header, MessagePriority, MessageType};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use crate::cp::egress::{config_of, SetSpec};
+use crate::cp::egress::{assign, config_of, named_sets, SetSpec};
 use crate::cp::EgressSummary;
 use crate::now;
 
@@ -56,27 +63,119 @@ pub struct ReportArgs {
     /// hard cap at the Max EMR).
     #[arg(long)]
     pub report_egress_level_only: bool,
+    /// A TOML file of report egress configuration sets and their assignment per CP function
+    /// by Node ID (see `pfcp_cli::up::reports`); --report-egress-max-rate makes the default
+    /// set.
+    #[arg(long, value_name = "FILE")]
+    pub report_egress_config: Option<PathBuf>,
+}
+
+/// The `--report-egress-config` file:
+///
+/// ```toml
+/// [sets.small]
+/// max_rate = 100                   # Max EMR, messages/s
+/// levels = "60/55,80/75,100/90"    # TT-x/AT-x pairs in % of the Max EMR (1 to 3)
+/// level_only = true
+/// [sets.big]
+/// max_rate = 5000
+///
+/// default = "big"                  # the set of the CP functions not assigned below
+///
+/// [[peer]]
+/// cp = "smf1.example.net"          # the CP function's Node ID (FQDN or IP address)
+/// set = "small"
+/// # max_rate = 50, or capacity = 300 and connections = 2: its own Max EMR
+/// ```
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportEgressFile {
+    /// Named sets.
+    #[serde(default)]
+    pub sets: BTreeMap<String, SetSpec>,
+    /// The set of the CP functions not assigned.
+    #[serde(default)]
+    pub default: Option<String>,
+    /// Assignments.
+    #[serde(default)]
+    pub peer: Vec<CpPeerSpec>,
+}
+
+/// The set of one CP function of the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpPeerSpec {
+    /// Its Node ID.
+    pub cp: String,
+    /// The set's name.
+    pub set: String,
+    /// Its own Max EMR.
+    #[serde(default)]
+    pub max_rate: Option<u32>,
+    /// Its capacity (messages per second), divided by `connections` for the Max EMR.
+    #[serde(default)]
+    pub capacity: Option<u32>,
+    /// Its connections (default 1).
+    #[serde(default)]
+    pub connections: Option<u32>,
+}
+
+/// The report egress configuration of the flags and the file.
+#[derive(Debug, Default)]
+pub(super) struct ReportEgress {
+    /// One set for every CP connection (the flags alone).
+    pub(super) single: Option<EgressConfig>,
+    /// Sets per CP function (the file, with the flags' set as the default).
+    pub(super) sets: Option<EgressConfigSets<NodeKey>>,
 }
 
 impl ReportArgs {
-    /// The report egress configuration the flags ask for, if any.
-    pub(super) fn egress(&self) -> Result<Option<EgressConfig>, String> {
+    /// The report egress configuration the flags and the file ask for.
+    pub(super) fn egress(&self) -> Result<ReportEgress, String> {
         if !(self.report_rate.is_finite() && self.report_rate >= 0.0) {
             return Err(
                 "--report-rate must be 0 or a positive number of reports per second".into(),
             );
         }
-        let Some(rate) = self.report_egress_max_rate else {
-            return Ok(None);
+        let single = match self.report_egress_max_rate {
+            Some(rate) => {
+                let spec = SetSpec {
+                    max_rate: rate,
+                    levels: Some(self.report_egress_levels.clone()),
+                    level_only: self.report_egress_level_only,
+                    burst: None,
+                    max_pending: None,
+                };
+                Some(config_of("--report-egress-max-rate", &spec)?)
+            }
+            None => None,
         };
-        let spec = SetSpec {
-            max_rate: rate,
-            levels: Some(self.report_egress_levels.clone()),
-            level_only: self.report_egress_level_only,
-            burst: None,
-            max_pending: None,
+        let Some(path) = &self.report_egress_config else {
+            return Ok(ReportEgress { single, sets: None });
         };
-        config_of("--report-egress-max-rate", &spec).map(Some)
+        let what = |e: String| format!("--report-egress-config {}: {e}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| what(e.to_string()))?;
+        let file: ReportEgressFile = toml::from_str(&text).map_err(|e| what(e.to_string()))?;
+        let default = file.default.as_deref().filter(|_| single.is_none());
+        let mut sets = named_sets(&file.sets, default).map_err(what)?;
+        if let Some(c) = single {
+            let id = sets
+                .add("--report-egress-max-rate", c)
+                .map_err(|e| what(e.to_string()))?;
+            sets.set_default(Some(id));
+        }
+        for p in &file.peer {
+            let node = super::node_key(&p.cp).map_err(what)?;
+            let id = sets
+                .find(&p.set)
+                .ok_or_else(|| what(format!("peer {}: no set {:?}", p.cp, p.set)))?;
+            assign(&mut sets, node, id, p.max_rate, p.capacity, p.connections)
+                .map_err(|e| what(format!("peer {}: {e}", p.cp)))?;
+        }
+        Ok(ReportEgress {
+            single: None,
+            sets: Some(sets),
+        })
     }
 }
 
@@ -174,10 +273,11 @@ pub(super) struct ReportCounts {
     errors: AtomicU64,
     skipped_no_session: AtomicU64,
     skipped_outstanding: AtomicU64,
+    shed: Mutex<BTreeMap<String, u64>>,
 }
 
 /// The reports' outcomes at one instant (the summary's `reports`).
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ReportTotals {
     /// Reports due at the rate.
     pub offered: u64,
@@ -197,6 +297,9 @@ pub struct ReportTotals {
     pub skipped_no_session: u64,
     /// Due while `MAX_OUTSTANDING` reports waited.
     pub skipped_outstanding: u64,
+    /// The throttled ones by reason: `egress level X` (what each level shed), `egress rate`,
+    /// `egress pending`.
+    pub shed_by_reason: BTreeMap<String, u64>,
 }
 
 impl ReportCounts {
@@ -212,6 +315,11 @@ impl ReportCounts {
             errors: l(&self.errors),
             skipped_no_session: l(&self.skipped_no_session),
             skipped_outstanding: l(&self.skipped_outstanding),
+            shed_by_reason: self
+                .shed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
         }
     }
 }
@@ -275,6 +383,13 @@ pub(super) async fn run(
                     Err(NodeError::Timeout { .. }) => &c.timed_out,
                     Err(_) => &c.errors,
                 };
+                if let Ok(r) = &result {
+                    if matches!(r.origin, ResponseOrigin::Throttled(_)) {
+                        let reason = crate::cp::shed_reason(&r.origin);
+                        let mut shed = c.shed.lock().unwrap_or_else(PoisonError::into_inner);
+                        *shed.entry(reason).or_insert(0) += 1;
+                    }
+                }
                 if matches!(&result, Ok(r) if !r.is_local())
                     || matches!(result, Err(NodeError::Timeout { .. }))
                 {

@@ -67,8 +67,9 @@ pub enum RejectReason {
     /// no association with it yet).
     NoAlternateAddress,
     /// A UP function's Session Report Request refused by the egress throttle of its
-    /// connection to the CP function.
-    ReportEgress,
+    /// connection to the CP function, for this reason (the level that shed it, the cap, the
+    /// pending limit).
+    ReportEgress(ThrottleReason),
 }
 
 /// The outcome of [`CpOverloadControl::decide`](crate::cp::CpOverloadControl::decide).

@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
+use pfcp_overload::NodeKey;
 use pfcp_throttle::routing::RouteList;
-use pfcp_throttle::{EgressConfig, TrackerConfig};
+use pfcp_throttle::{EgressConfig, EgressConfigSets, TrackerConfig};
 
 use crate::admission::{AdmissionConfig, AdmissionConfigError};
 use crate::cp::{CpConfig, CpConfigError, Destination};
@@ -86,6 +87,11 @@ pub struct NodeConfig {
     /// (Session Report Requests), so that a burst of usage reports cannot overload the CP.
     /// Default `None`.
     pub report_egress: Option<EgressConfig>,
+    /// Egress Throttling Configuration Sets for those connections, assigned per CP function
+    /// by its Node ID (the router's "configured and assigned to Connections"); a CP function
+    /// with no assignment gets the sets' default, else [`NodeConfig::report_egress`]. Default
+    /// `None`.
+    pub report_egress_sets: Option<EgressConfigSets<NodeKey>>,
     /// The state behind the C.2 rules (TS 29.273 Annex C.2), kept by a CP node from what it
     /// sees: sessions established, first steps admitted and accepted, peer restarts, releases
     /// ([`StateTracker`](pfcp_throttle::StateTracker), see
@@ -114,6 +120,7 @@ impl NodeConfig {
             cp: None,
             routes: None,
             report_egress: None,
+            report_egress_sets: None,
             state_tracker: None,
             seed: 0,
         }
@@ -123,6 +130,14 @@ impl NodeConfig {
     #[must_use]
     pub fn with_report_egress(mut self, e: EgressConfig) -> Self {
         self.report_egress = Some(e);
+        self
+    }
+
+    /// With configuration sets per CP connection for this UP's Session Report Requests (see
+    /// [`NodeConfig::report_egress_sets`]).
+    #[must_use]
+    pub fn with_report_egress_sets(mut self, sets: EgressConfigSets<NodeKey>) -> Self {
+        self.report_egress_sets = Some(sets);
         self
     }
 

@@ -14,7 +14,7 @@
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use pfcp_throttle::{EgressDecision, EgressThrottle, MessageKind};
+use pfcp_throttle::{EgressConfig, EgressDecision, EgressThrottle, MessageKind, ThrottleReason};
 use pfcp_wire::Header;
 use tracing::{debug, warn};
 
@@ -23,14 +23,20 @@ use crate::xact::TxId;
 
 impl Node {
     /// Pass a Session Report Request through the egress throttle of the connection to `peer`
-    /// (created on first use). Its answers to that CP count in the same measured rate.
-    pub(super) fn admit_report(&mut self, peer: SocketAddr, header: &Header, now: Instant) -> bool {
-        let Some(cfg) = self.report_egress else {
-            return true;
-        };
+    /// (created on first use, with the set assigned to the peer's Node ID, else the default);
+    /// the reason if it refuses. Its answers to that CP count in the same measured rate.
+    pub(super) fn admit_report(
+        &mut self,
+        peer: SocketAddr,
+        header: &Header,
+        now: Instant,
+    ) -> Result<(), ThrottleReason> {
         if !self.report_throttles.contains_key(&peer) {
+            let Some(cfg) = self.report_config_for(peer) else {
+                return Ok(());
+            };
             if self.report_throttles.len() >= self.max_peers {
-                return true;
+                return Ok(());
             }
             match EgressThrottle::new(cfg, now) {
                 Ok(th) => {
@@ -38,7 +44,7 @@ impl Node {
                 }
                 Err(e) => {
                     warn!(error = %e, "invalid report egress configuration");
-                    return true;
+                    return Ok(());
                 }
             }
         }
@@ -46,19 +52,32 @@ impl Node {
         let priority = header
             .priority
             .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));
-        match self.report_throttles.get_mut(&peer) {
-            Some(th) => {
-                let d = th.decide(MessageKind::Request, priority, now);
-                let ok = matches!(d, EgressDecision::Send);
-                if !ok {
-                    metrics::counter!("pfcp_requests_throttled_total", "reason" => "report_egress")
-                        .increment(1);
-                    debug!(%peer, ?d, "session report throttled");
-                }
-                ok
+        let Some(th) = self.report_throttles.get_mut(&peer) else {
+            return Ok(());
+        };
+        match th.decide(MessageKind::Request, priority, now) {
+            EgressDecision::Send => Ok(()),
+            EgressDecision::Throttle(reason) => {
+                metrics::counter!("pfcp_requests_throttled_total", "reason" => "report_egress")
+                    .increment(1);
+                debug!(%peer, ?reason, "session report throttled");
+                Err(reason)
             }
-            None => true,
         }
+    }
+
+    /// The report egress configuration of the connection to `peer`: its CP function's set,
+    /// the sets' default, else [`NodeConfig::report_egress`](super::NodeConfig::report_egress).
+    fn report_config_for(&self, peer: SocketAddr) -> Option<EgressConfig> {
+        let sets = self.report_egress_sets.as_ref();
+        let node = self.peers.get(&peer).and_then(|p| p.node.clone());
+        node.as_ref()
+            .and_then(|n| sets.and_then(|s| s.config_for(n)))
+            .or_else(|| {
+                sets.and_then(|s| s.default_set())
+                    .and_then(|id| sets.and_then(|s| s.set(id)).copied())
+            })
+            .or(self.report_egress)
     }
 
     pub(super) fn report_ended(&mut self, peer: &SocketAddr) {

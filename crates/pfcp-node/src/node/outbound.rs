@@ -122,17 +122,19 @@ impl Node {
             }
             dest = Some(to);
         }
-        let report =
-            message_type == MessageType::SESSION_REPORT_REQUEST && self.report_egress.is_some();
-        if report && !self.admit_report(peer, &header, now) {
-            self.answer_locally(
-                id,
-                peer,
-                &header,
-                Cause::PFCP_ENTITY_IN_CONGESTION,
-                ResponseOrigin::Throttled(RejectReason::ReportEgress),
-            );
-            return Ok(id);
+        let report = message_type == MessageType::SESSION_REPORT_REQUEST
+            && (self.report_egress.is_some() || self.report_egress_sets.is_some());
+        if report {
+            if let Err(reason) = self.admit_report(peer, &header, now) {
+                self.answer_locally(
+                    id,
+                    peer,
+                    &header,
+                    Cause::PFCP_ENTITY_IN_CONGESTION,
+                    ResponseOrigin::Throttled(RejectReason::ReportEgress(reason)),
+                );
+                return Ok(id);
+            }
         }
         let seq = self.sequence_for(peer);
         let encoded = encode_with(&header.with_sequence(seq), ies).map(|b| {
