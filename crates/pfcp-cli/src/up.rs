@@ -40,7 +40,7 @@ use pfcp_node::{
 };
 use pfcp_overload::{NodeKey, ReporterConfig};
 use pfcp_sim::responder::{Answer, Responder};
-use pfcp_wire::ie::{Fqdn, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::{Cause, Encode};
 use tokio::sync::mpsc;
 
@@ -161,35 +161,15 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// A Node ID given on the command line: an IP address, else an FQDN.
 pub(crate) fn node_key(text: &str) -> Result<NodeKey, String> {
-    if let Ok(ip) = text.parse::<IpAddr>() {
-        return Ok(NodeKey::Ip(ip));
-    }
-    let name = text.trim_end_matches('.');
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
-    {
-        return Err(format!(
-            "--node-id {text:?} is neither an IP address nor an FQDN ({c:?} is not allowed)"
-        ));
-    }
-    Fqdn::from_dotted(name)
-        .map_err(|e| format!("--node-id {text:?} is neither an IP address nor an FQDN: {e}"))?;
-    Ok(NodeKey::fqdn(text))
+    text.parse::<NodeKey>()
+        .map_err(|e| format!("--node-id {e}"))
 }
 
 /// The encoded Node ID IE of `node`.
 pub(crate) fn node_id_ie(node: &NodeKey) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(32);
-    let written = match node {
-        NodeKey::Ip(IpAddr::V4(a)) => NodeId::Ipv4(*a).encode(&mut out),
-        NodeKey::Ip(IpAddr::V6(a)) => NodeId::Ipv6(*a).encode(&mut out),
-        NodeKey::Fqdn(name) => {
-            let f = Fqdn::from_dotted(name).map_err(|e| format!("Node ID {name}: {e}"))?;
-            NodeId::Fqdn(f).encode(&mut out)
-        }
-    };
-    written.map_err(|e| format!("Node ID {node}: {e}"))?;
+    node.encode(&mut out)
+        .map_err(|e| format!("Node ID {node}: {e}"))?;
     Ok(out)
 }
 

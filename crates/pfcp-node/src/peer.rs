@@ -34,14 +34,14 @@
 //! only an authenticated transport (e.g. IPsec on N4) closes that.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Instant;
 
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{
-    CpFunctionFeatures, Fqdn, NodeId, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
+    CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
 };
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 
@@ -105,15 +105,11 @@ impl LocalNode {
         &self,
         w: &mut MessageWriter<'_, S>,
     ) -> Result<(), EncodeError> {
-        match &self.node_id {
-            NodeKey::Ip(IpAddr::V4(a)) => w.ie(&NodeId::Ipv4(*a))?,
-            NodeKey::Ip(IpAddr::V6(a)) => w.ie(&NodeId::Ipv6(*a))?,
-            NodeKey::Fqdn(name) => {
-                let f = Fqdn::from_dotted(name)
-                    .map_err(|_| EncodeError::InvalidValue("local Node ID is not a valid FQDN"))?;
-                w.ie(&NodeId::Fqdn(f))?
-            }
-        };
+        let id = self
+            .node_id
+            .to_node_id()
+            .map_err(|_| EncodeError::InvalidValue("local Node ID is not a valid FQDN"))?;
+        w.ie(&id)?;
         Ok(())
     }
 

@@ -3,59 +3,10 @@
 use core::fmt;
 use std::net::IpAddr;
 
-use pfcp_wire::ie::NodeId;
 
-/// An owned Node ID, the key of node-scoped state (LCI always, OCI with AOCI=1).
-///
-/// FQDNs compare case-insensitively (DNS names, RFC 4343): they are stored lowercased.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum NodeKey {
-    /// Node ID of type IPv4 or IPv6.
-    Ip(IpAddr),
-    /// Node ID of type FQDN, dotted and lowercased.
-    Fqdn(Box<str>),
-}
-
-impl NodeKey {
-    /// The key of a decoded Node ID (allocates for an FQDN).
-    pub fn from_node_id(id: &NodeId<'_>) -> NodeKey {
-        match id {
-            NodeId::Ipv4(a) => NodeKey::Ip(IpAddr::V4(*a)),
-            NodeId::Ipv6(a) => NodeKey::Ip(IpAddr::V6(*a)),
-            NodeId::Fqdn(f) => NodeKey::Fqdn(f.to_string().to_ascii_lowercase().into_boxed_str()),
-        }
-    }
-
-    /// The key of a dotted FQDN given by configuration.
-    pub fn fqdn(name: &str) -> NodeKey {
-        NodeKey::Fqdn(
-            name.trim_end_matches('.')
-                .to_ascii_lowercase()
-                .into_boxed_str(),
-        )
-    }
-}
-
-impl From<IpAddr> for NodeKey {
-    fn from(a: IpAddr) -> Self {
-        NodeKey::Ip(a)
-    }
-}
-
-impl From<&NodeId<'_>> for NodeKey {
-    fn from(id: &NodeId<'_>) -> Self {
-        NodeKey::from_node_id(id)
-    }
-}
-
-impl fmt::Display for NodeKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NodeKey::Ip(a) => write!(f, "{a}"),
-            NodeKey::Fqdn(n) => f.write_str(n),
-        }
-    }
-}
+/// The owned Node ID, the key of node-scoped state (LCI always, OCI with AOCI=1): pfcp-wire's
+/// [`NodeKey`](pfcp_wire::ie::NodeKey), re-exported here where it used to live.
+pub use pfcp_wire::ie::NodeKey;
 
 /// The owner of an overload state.
 ///

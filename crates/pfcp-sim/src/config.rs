@@ -8,7 +8,7 @@ use pfcp_node::cp::{CpConfig, Destination, LossMode};
 use pfcp_node::{AdmissionConfig, LocalNode, NodeConfig, PriorityPolicy, TransactionConfig};
 use pfcp_overload::{ControlLaw, NodeKey, ReporterConfig};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
-use pfcp_wire::ie::{Fqdn, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::Encode;
 
 use crate::scenario::{Scenario, Strategy};
@@ -113,14 +113,8 @@ pub fn up_weight(scenario: &Scenario, i: usize) -> u32 {
 /// The encoded Node ID IE of `key` (empty if it is an FQDN that cannot be encoded).
 pub fn node_id_ie(key: &NodeKey) -> Vec<u8> {
     let mut out = Vec::with_capacity(32);
-    let id = match key {
-        NodeKey::Ip(std::net::IpAddr::V4(a)) => Some(NodeId::Ipv4(*a)),
-        NodeKey::Ip(std::net::IpAddr::V6(a)) => Some(NodeId::Ipv6(*a)),
-        NodeKey::Fqdn(name) => Fqdn::from_dotted(name).ok().map(NodeId::Fqdn),
-    };
-    if let Some(id) = id {
-        // Encoding a valid Node ID into a Vec cannot fail.
-        let _ = id.encode(&mut out);
+    if key.encode(&mut out).is_err() {
+        out.clear();
     }
     out
 }

@@ -1,11 +1,10 @@
 //! Encoding the cause-74 rejection (TS 29.244 clauses 7.2.2.4, 7.2.3.2, 7.5.3.1).
 
-use std::net::IpAddr;
 
 use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{Fqdn, FqdnError, LoadControlInformation, NodeId, OverloadControlInformation};
+use pfcp_wire::ie::{FqdnError, LoadControlInformation, NodeId, OverloadControlInformation};
 use pfcp_wire::presence::mandatory_ies;
 use pfcp_wire::{Cause, Header, IeType, Message, MessageType};
 
@@ -101,9 +100,5 @@ impl UpAdmission {
 
 /// The Node ID IE of a Node ID key.
 pub(super) fn node_id_of(key: &NodeKey) -> Result<NodeId<'_>, FqdnError> {
-    Ok(match key {
-        NodeKey::Ip(IpAddr::V4(a)) => NodeId::Ipv4(*a),
-        NodeKey::Ip(IpAddr::V6(a)) => NodeId::Ipv6(*a),
-        NodeKey::Fqdn(name) => NodeId::Fqdn(Fqdn::from_dotted(name)?),
-    })
+    key.to_node_id()
 }

@@ -10,7 +10,7 @@ use pfcp_overload::NodeKey;
 use pfcp_throttle::MessageKind;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::header::{FLAG_MP, FLAG_S};
-use pfcp_wire::ie::{Fqdn, LoadControlInformation, NodeId, OverloadControlInformation};
+use pfcp_wire::ie::{LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::presence::mandatory_ies;
 use pfcp_wire::{
     Cause, Encode, EncodeError, Header, IeType, Message, MessagePriority, MessageType,
@@ -329,15 +329,10 @@ fn local_response(
     let mut out = BytesMut::with_capacity(64);
     let mut w = MessageWriter::begin(&mut out, &h)?;
     if mandatory_ies(rt).contains(&IeType::NODE_ID) {
-        match node {
-            NodeKey::Ip(std::net::IpAddr::V4(a)) => w.ie(&NodeId::Ipv4(*a))?,
-            NodeKey::Ip(std::net::IpAddr::V6(a)) => w.ie(&NodeId::Ipv6(*a))?,
-            NodeKey::Fqdn(name) => {
-                let f = Fqdn::from_dotted(name)
-                    .map_err(|_| EncodeError::InvalidValue("peer Node ID is not a valid FQDN"))?;
-                w.ie(&NodeId::Fqdn(f))?
-            }
-        };
+        let id = node
+            .to_node_id()
+            .map_err(|_| EncodeError::InvalidValue("peer Node ID is not a valid FQDN"))?;
+        w.ie(&id)?;
     }
     w.ie(&cause)?;
     w.finish()?;

@@ -25,6 +25,7 @@ mod fseid;
 pub(crate) mod grouped;
 mod ids;
 mod node_id;
+mod node_key;
 mod octets;
 mod overload;
 mod rules;
@@ -96,6 +97,7 @@ pub use ids::{
     QerCorrelationId, QerId, Qfi, TimeQuota, TimeThreshold, UrSeqn, UrrId,
 };
 pub use node_id::{Fqdn, FqdnError, NodeId, FQDN_MAX_WIRE_LEN};
+pub use node_key::{NodeKey, NodeKeyError};
 pub use octets::{ApplicationId, NetworkInstance, SdfFilter};
 pub use overload::{
     ControlSequenceNumber, LoadControlInformation, Metric, OciFlags, OverloadControlInformation,
