@@ -5,7 +5,7 @@ use std::net::IpAddr;
 
 
 /// The owned Node ID, the key of node-scoped state (LCI always, OCI with AOCI=1): pfcp-wire's
-/// [`NodeKey`](pfcp_wire::ie::NodeKey), re-exported here where it used to live.
+/// [`NodeKey`], re-exported here where it used to live.
 pub use pfcp_wire::ie::NodeKey;
 
 /// The owner of an overload state.

@@ -15,6 +15,7 @@ use std::net::IpAddr;
 
 use bytes::Bytes;
 use pfcp_node::RequestProfile;
+use pfcp_throttle::classify::Registration;
 use pfcp_wire::ie::FSeid;
 use pfcp_wire::{Encode, EncodeError, Header, MessageType};
 
@@ -74,9 +75,9 @@ pub fn parse_mix(text: &str) -> Result<Vec<Class>, MixError> {
 fn class_profile(name: &str) -> Option<RequestProfile> {
     let mut profile = RequestProfile::default();
     match name {
-        "emergency" => profile.emergency = true,
-        "emps" => profile.emps = true,
-        "lap" => profile.low_access_priority = true,
+        "emergency" => profile = RequestProfile::emergency(),
+        "emps" => profile = RequestProfile::emps(),
+        "lap" => profile.context.low_access_priority = true,
         "none" => {}
         _ => {
             let level = name.strip_prefix("arp")?.parse::<u8>().ok()?;
@@ -350,9 +351,13 @@ impl SessionDriver {
         match step {
             Step::Establish => {
                 profile = profile.with_redirect(self.redirect);
-                profile.restoration = s.restoring;
+                if s.restoring {
+                    profile.context.state.restoration = Some(true);
+                }
             }
-            Step::Modify | Step::Delete => profile.established = true,
+            Step::Modify | Step::Delete => {
+                profile.context.state.registration = Some(Registration::Registered);
+            }
         }
         Some(Work {
             slot,
@@ -464,8 +469,8 @@ mod tests {
         let m = parse_mix("emergency=5, arp2=25,ARP12=70").unwrap();
         let names: Vec<&str> = m.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["emergency", "arp2", "arp12"]);
-        assert!(m[0].profile.emergency);
-        assert_eq!(m[2].profile.arp_levels, [12]);
+        assert!(m[0].profile.context.emergency);
+        assert_eq!(m[2].profile.context.arp.highest(), Some(12));
         for bad in [
             "",
             "arp16=1",
@@ -531,7 +536,10 @@ mod tests {
         );
         let m = d.next(|| 0).unwrap();
         assert_eq!((m.step, m.up_seid), (Step::Modify, 42));
-        assert!(m.profile.established);
+        assert_eq!(
+            m.profile.context.state.registration,
+            Some(Registration::Registered)
+        );
         // The UP restarts while the modification is in flight.
         d.lost([m.cp_seid]);
         d.settle(
@@ -544,7 +552,7 @@ mod tests {
         );
         let r = d.next(|| 0).unwrap();
         assert_eq!(r.step, Step::Establish);
-        assert!(r.profile.restoration);
+        assert_eq!(r.profile.context.state.restoration, Some(true));
         d.settle(
             &r,
             Settled {

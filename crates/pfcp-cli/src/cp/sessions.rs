@@ -14,6 +14,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use pfcp_node::{Error as NodeError, RequestProfile, Response, ResponseOrigin};
+use pfcp_throttle::classify::Registration;
 use pfcp_overload::NodeKey;
 use pfcp_wire::Message;
 use serde::Serialize;
@@ -296,10 +297,12 @@ impl State {
         match step {
             Step::Establish => {
                 profile = profile.with_redirect(ctx.redirect);
-                profile.restoration = session.restoring;
+                if session.restoring {
+                    profile.context.state.restoration = Some(true);
+                }
             }
             Step::Modify | Step::Delete => {
-                profile.established = true;
+                profile.context.state.registration = Some(Registration::Registered);
                 if let Some(ip) = session.entity {
                     profile = profile.with_entity(ip);
                 }

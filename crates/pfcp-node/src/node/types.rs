@@ -6,7 +6,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
-use pfcp_throttle::classify::{ArpLevels, Procedure, Registration, RequestState, Snssai};
+use pfcp_throttle::classify::{ArpLevels, Procedure, RequestState};
 use pfcp_throttle::RequestContext;
 use pfcp_wire::ie::FSeid;
 use pfcp_wire::{
@@ -29,41 +29,36 @@ impl fmt::Display for RequestId {
     }
 }
 
-/// What a CP function knows about a request, for its priority and throttling (an owned form
-/// of [`RequestContext`]), and where it goes.
+/// What a CP function knows about a request, for its priority and throttling, and where it
+/// goes: the classifier's [`RequestContext`] (owned), and what only the node uses.
+///
+/// The context's `procedure` left `None` is the message type's
+/// ([`Procedure::of`]); its `state` holds the caller's C.2 facts (TS 29.273 Annex C.2), field
+/// by field over the node's [`StateTracker`](pfcp_throttle::StateTracker): a `Some` wins
+/// (`false` included), a `None` leaves the fact to the tracker, then to the classifier's
+/// table.
+///
+/// ```
+/// use pfcp_node::RequestProfile;
+/// use pfcp_throttle::classify::{Registration, RequestState};
+///
+/// let p = RequestProfile::default()
+///     .with_arp(&[2])
+///     .with_state(RequestState::UNKNOWN.with_registration(Registration::Registered))
+///     .with_redirect(true);
+/// assert_eq!(p.context.arp.highest(), Some(2));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RequestProfile {
-    /// Emergency session.
-    pub emergency: bool,
-    /// eMPS session.
-    pub emps: bool,
-    /// ARP priority levels of the bearers / QoS flows concerned.
-    pub arp_levels: Vec<u8>,
-    /// Low Access Priority UE.
-    pub low_access_priority: bool,
-    /// DNN.
-    pub dnn: Option<String>,
-    /// S-NSSAI.
-    pub snssai: Option<Snssai>,
-    /// The session is established.
-    pub established: bool,
-    /// A later step of an admitted procedure.
-    pub later_step: bool,
-    /// A re-establishment after a peer restart.
-    pub restoration: bool,
-    /// An additional session of a served UE.
-    pub additional_session: bool,
+    /// What the classifier sees (TS 29.244 6.2.4.5, TS 29.273 Annex C.2): emergency, eMPS,
+    /// ARP levels, Low Access Priority, DNN, S-NSSAI, the caller's C.2 facts.
+    pub context: RequestContext<'static>,
     /// The UP PFCP entity (UP F-SEID address) of the session, for entity-scoped overload.
     /// `None`: the node's session table says (clause 6.2.4.3.1), from the header SEID.
     pub entity: Option<IpAddr>,
     /// Allow redirection of a throttled Session Establishment Request to an alternate UP.
     pub redirectable: bool,
-    /// The C.2 facts the caller knows (TS 29.273 Annex C.2), field by field over the flags
-    /// above and over the node's [`StateTracker`](pfcp_throttle::StateTracker): a `Some`
-    /// here wins (`false` included), a `None` leaves the fact to the flags, then the tracker,
-    /// then the classifier's table.
-    pub state: RequestState,
     /// The session's key in the node's state tracker. `None`: the node's own SEID of the
     /// session (from the header SEID through the session table, or the CP F-SEID of a
     /// Session Establishment Request). Set it when re-establishing a lost session under a new
@@ -75,19 +70,30 @@ pub struct RequestProfile {
 }
 
 impl RequestProfile {
+    /// A profile of this classifier context.
+    pub fn of(context: RequestContext<'static>) -> Self {
+        RequestProfile {
+            context,
+            ..RequestProfile::default()
+        }
+    }
+
     /// An emergency request.
     #[must_use]
     pub fn emergency() -> Self {
-        RequestProfile {
-            emergency: true,
-            ..RequestProfile::default()
-        }
+        RequestProfile::of(RequestContext::default().with_emergency(true))
+    }
+
+    /// An eMPS request.
+    #[must_use]
+    pub fn emps() -> Self {
+        RequestProfile::of(RequestContext::default().with_emps(true))
     }
 
     /// With ARP priority levels.
     #[must_use]
     pub fn with_arp(mut self, levels: &[u8]) -> Self {
-        self.arp_levels = levels.to_vec();
+        self.context.arp = ArpLevels::from_levels(levels);
         self
     }
 
@@ -98,10 +104,10 @@ impl RequestProfile {
         self
     }
 
-    /// With the caller's C.2 facts (see the field).
+    /// With the caller's C.2 facts (the context's `state`, see the type).
     #[must_use]
     pub fn with_state(mut self, state: RequestState) -> Self {
-        self.state = state;
+        self.context.state = state;
         self
     }
 
@@ -126,25 +132,12 @@ impl RequestProfile {
         self
     }
 
-    /// The classifier's view of it, for a request of `procedure`. A flag left false is "not
-    /// known": the classifier's table decides (pfcp-throttle's C.2 rules).
+    /// The classifier's view of it, for a request of `procedure` (unless the context names
+    /// one), borrowing its DNN.
     pub fn context(&self, procedure: Option<Procedure>) -> RequestContext<'_> {
-        RequestContext {
-            procedure,
-            emergency: self.emergency,
-            emps: self.emps,
-            arp: ArpLevels::from_levels(&self.arp_levels),
-            low_access_priority: self.low_access_priority,
-            dnn: self.dnn.as_deref().map(std::borrow::Cow::Borrowed),
-            snssai: self.snssai,
-            state: self.state.or(RequestState {
-                registration: self.established.then_some(Registration::Registered),
-                follows_admitted: self.later_step.then_some(true),
-                additional_session: self.additional_session.then_some(true),
-                restoration: self.restoration.then_some(true),
-                releases_resources: None,
-            }),
-        }
+        let mut ctx = self.context.reborrow();
+        ctx.procedure = ctx.procedure.or(procedure);
+        ctx
     }
 }
 
