@@ -24,6 +24,11 @@ fn net(tracker: bool) -> Net {
     n
 }
 
+/// Asserts the CP reported an event matching `pred`.
+fn assert_saw(n: &Net, pred: impl Fn(&PeerEvent) -> bool) {
+    assert!(n.cp_events.iter().any(pred), "{:?}", n.cp_events);
+}
+
 fn arp9() -> RequestProfile {
     RequestProfile::default().with_arp(&[9])
 }
@@ -137,13 +142,7 @@ fn in_a_restoration_procedure_a_lower_priority_may_be_given_to_the_re_establishm
     let (first, _) = establish(&mut n, 1, &arp9());
     n.restart_up(0, 5000);
     n.after(Duration::from_millis(500));
-    assert!(
-        n.cp_events
-            .iter()
-            .any(|e| matches!(e, PeerEvent::Restarted { .. })),
-        "{:?}",
-        n.cp_events
-    );
+    assert_saw(&n, |e| matches!(e, PeerEvent::Restarted { .. }));
     assert!(n.cp.peers().is_associated(&up_addr(0)), "associated again");
     let c = classify(
         &n,
@@ -198,19 +197,10 @@ fn the_sessions_of_a_up_function_that_stopped_answering_heartbeats_are_restorati
             break;
         }
     }
-    assert!(
-        n.cp_events
-            .iter()
-            .any(|e| matches!(e, PeerEvent::Failed { .. })),
-        "{:?}",
-        n.cp_events
-    );
-    assert!(
-        n.cp_events
-            .iter()
-            .any(|e| matches!(e, PeerEvent::SessionsLost { sessions, .. } if sessions.len() == 1)),
-        "{:?}",
-        n.cp_events
+    assert_saw(&n, |e| matches!(e, PeerEvent::Failed { .. }));
+    assert_saw(
+        &n,
+        |e| matches!(e, PeerEvent::SessionsLost { sessions, .. } if sessions.len() == 1),
     );
     let c = classify(
         &n,
@@ -256,13 +246,7 @@ fn a_released_association_leaves_no_restorations() {
         )
         .unwrap();
     n.after(Duration::from_millis(50));
-    assert!(
-        n.cp_events
-            .iter()
-            .any(|e| matches!(e, PeerEvent::Released { .. })),
-        "{:?}",
-        n.cp_events
-    );
+    assert_saw(&n, |e| matches!(e, PeerEvent::Released { .. }));
     let c = classify(
         &n,
         MessageType::SESSION_ESTABLISHMENT_REQUEST,

@@ -40,9 +40,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageWriter;
-use pfcp_wire::ie::{
-    CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures,
-};
+use pfcp_wire::ie::{CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures};
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 
 mod messages;

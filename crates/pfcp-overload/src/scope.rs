@@ -3,7 +3,6 @@
 use core::fmt;
 use std::net::IpAddr;
 
-
 /// The owned Node ID, the key of node-scoped state (LCI always, OCI with AOCI=1): pfcp-wire's
 /// [`NodeKey`], re-exported here where it used to live.
 pub use pfcp_wire::ie::NodeKey;

@@ -14,8 +14,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use pfcp_node::{Error as NodeError, RequestProfile, Response, ResponseOrigin};
-use pfcp_throttle::classify::Registration;
 use pfcp_overload::NodeKey;
+use pfcp_throttle::classify::Registration;
 use pfcp_wire::Message;
 use serde::Serialize;
 

@@ -1,6 +1,5 @@
 //! Encoding the cause-74 rejection (TS 29.244 clauses 7.2.2.4, 7.2.3.2, 7.5.3.1).
 
-
 use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
