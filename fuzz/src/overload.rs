@@ -520,10 +520,14 @@ impl Cp {
                     .with_max_age(s.load_max_age.map(DurSpec::get)),
             ),
             load_max_entries,
+            // The spare offset comes from a field already in the input (a new field would
+            // shift the corpus): offsets 0..=31 all occur.
             selector: UpSelector {
                 unknown_load: s.unknown_load,
                 avoid_reduction: s.avoid_reduction,
-            },
+                ..UpSelector::default()
+            }
+            .with_spare_offset(s.unknown_load % 32),
             tracked,
             prev: BTreeMap::new(),
             writer: BTreeMap::new(),

@@ -196,9 +196,9 @@ pub struct Candidate {
 
 /// Selects the UP function for a new session (Annex B: implementation specific; digest 5).
 ///
-/// Score of a candidate = `weight x (100 - load)/100 x (100 - reduction)/100`, where *load* is
-/// its last LCI (or [`UpSelector::unknown_load`] when unknown) and *reduction* its current
-/// node-scoped overload metric. Candidates whose reduction reaches
+/// Score of a candidate = `weight x (100 - load + spare_offset) x (100 - reduction)`, where
+/// *load* is its last LCI (or [`UpSelector::unknown_load`] when unknown) and *reduction* its
+/// current node-scoped overload metric. Candidates whose reduction reaches
 /// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state. The
 /// pick is weighted-random by score with a random number the caller passes in, so the
 /// selection is deterministic for a given draw and spreads load in proportion to spare
@@ -209,6 +209,13 @@ pub struct UpSelector {
     pub unknown_load: u8,
     /// Reduction at or above which a UP is avoided. Default 50.
     pub avoid_reduction: u8,
+    /// Points added to every candidate's spare capacity (`100 - load`). Default 0: the LCI
+    /// decides the split, as it must when the weights say nothing of capacity (all equal).
+    /// With weights proportional to capacity, an offset makes the LCI a correction: near
+    /// saturation `100 - load` is a few points, so a point of load moves a UP's share by tens
+    /// of percent and the split swings from one report to the next; an offset of 25 cuts that
+    /// gain fourfold (`docs/overload-control.md`, UP selection).
+    pub spare_offset: u8,
 }
 
 impl Default for UpSelector {
@@ -216,7 +223,17 @@ impl Default for UpSelector {
         UpSelector {
             unknown_load: 50,
             avoid_reduction: 50,
+            spare_offset: 0,
         }
+    }
+}
+
+impl UpSelector {
+    /// With `spare_offset` set (see the field).
+    #[must_use]
+    pub fn with_spare_offset(mut self, spare_offset: u8) -> Self {
+        self.spare_offset = spare_offset;
+        self
     }
 }
 
@@ -225,7 +242,8 @@ impl UpSelector {
     pub fn score(&self, c: &Candidate, load: Option<u8>, reduction: u8) -> u64 {
         let load = u64::from(load.unwrap_or(self.unknown_load).min(100));
         let reduction = u64::from(reduction.min(100));
-        u64::from(c.weight) * (100 - load) * (100 - reduction)
+        let spare = 100 - load + u64::from(self.spare_offset);
+        u64::from(c.weight) * spare * (100 - reduction)
     }
 
     /// Index of the chosen candidate, or `None` if none has a positive score. `draw` is a

@@ -6,7 +6,7 @@ use std::time::Duration;
 use pfcp_node::admission::WhenFull;
 use pfcp_node::cp::{CpConfig, Destination, LossMode};
 use pfcp_node::{AdmissionConfig, LocalNode, NodeConfig, PriorityPolicy, TransactionConfig};
-use pfcp_overload::{ControlLaw, NodeKey, ReporterConfig};
+use pfcp_overload::{ControlLaw, NodeKey, ReporterConfig, UpSelector};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::Encode;
@@ -82,10 +82,13 @@ pub fn cp_config(
     let mut config = NodeConfig::new(local)
         .with_transactions(transactions(scenario))
         .with_seed(scenario.seed ^ 0xCCCC_0000 ^ i as u64);
+    // The CPs weigh the UP functions by their capacities (the engine's candidates), so the
+    // LCI only corrects the split (`UpSelector::spare_offset`).
+    let selecting = CpConfig::default().with_selector(UpSelector::default().with_spare_offset(25));
     let cp = match strategy {
         Strategy::NoControl | Strategy::SelfProtection => None,
-        Strategy::RandomLoss => Some(CpConfig::default().with_loss_mode(LossMode::Random)),
-        Strategy::Toolkit => Some(CpConfig::default()),
+        Strategy::RandomLoss => Some(selecting.with_loss_mode(LossMode::Random)),
+        Strategy::Toolkit => Some(selecting),
     };
     if let Some(cp) = cp {
         config = config.with_cp(cp);
