@@ -9,17 +9,16 @@
 
 use std::time::Duration;
 
-use pfcp_e2e::pair::Pair;
+use pfcp_e2e::net::Net;
 use pfcp_node::RequestProfile;
-use pfcp_sim::traffic::Step;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let sessions: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let associations: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1_000);
 
-    let mut p = Pair::new(1e9);
-    p.associate();
+    let mut p = Net::pair(1e9);
+    p.associate(0);
     p.after(Duration::from_secs(60));
     p.outcomes = Vec::new();
     let profile = RequestProfile::default();
@@ -27,7 +26,7 @@ fn main() {
         let mut seid = 1;
         while seid <= sessions {
             for _ in 0..100.min(sessions - seid + 1) {
-                p.request(Step::Establish, seid, 0, &profile);
+                p.establish(0, seid, &profile);
                 seid += 1;
             }
             p.after(Duration::from_millis(20));
@@ -45,10 +44,10 @@ fn main() {
         info.bytes_current as f64 / sessions as f64
     );
 
-    let mut pairs: Vec<Pair> = (0..associations).map(|_| Pair::new(1e9)).collect();
+    let mut pairs: Vec<Net> = (0..associations).map(|_| Net::pair(1e9)).collect();
     let info = allocation_counter::measure(|| {
         for q in &mut pairs {
-            q.associate();
+            q.associate(0);
             q.after(Duration::from_secs(60));
             q.outcomes = Vec::new();
             q.cp_events = Vec::new();

@@ -9,8 +9,7 @@
 //!   router's PCEMT, seed 003) with the Loss throttle, the route list and the C.2 state,
 //!   one test per sentence of the router document, and the seed's two-route-group example.
 //!
-//! The library holds what those share (`publish = false`): [`pair`], two nodes back to back;
-//! [`net`], one CP and several UPs.
+//! The library holds what those share (`publish = false`): [`net`], one CP and several UPs
+//! on an in-memory link ([`net::Net::pair`]: two nodes back to back).
 
 pub mod net;
-pub mod pair;

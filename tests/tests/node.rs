@@ -9,28 +9,26 @@ use pfcp_overload::NodeKey;
 use pfcp_sim::traffic::Step;
 use pfcp_wire::{Cause, MessagePriority, MessageType};
 
-use pfcp_e2e::pair::{addr, up_node, Pair, CP, UP};
+use pfcp_e2e::net::{cp_addr, up_addr, Net};
 
 #[test]
 fn clause_6_2_6_a_restarted_up_is_set_up_again_and_its_sessions_reported_lost() {
-    let mut p = Pair::new(1000.0);
-    p.associate();
-    let est = p.request(Step::Establish, 11, 0, &RequestProfile::default());
+    let mut p = Net::pair(1000.0);
+    p.associate(0);
+    let est = p.send(0, Step::Establish, 11, 0, &RequestProfile::default());
     p.after(Duration::from_millis(20));
     let up_seid = p.up_seid_of(est);
     assert!(p.cp.session(11).is_some(), "the CP's session table has it");
     // The UP goes away for 3 s, then comes back on the same address with a new Recovery
     // Time Stamp and nothing of the old association.
-    p.up_up = false;
+    p.ups[0].alive = false;
     p.after(Duration::from_secs(3));
-    let (up, responder) = up_node(2000, 1000.0, p.now);
-    p.up = up;
-    p.responder = responder;
-    p.up_up = true;
+    p.restart_up(0, 2000);
+    p.ups[0].alive = true;
     let back = p.now;
     // The next request on the old session gets Cause 72: the CP learns the association is
     // gone, reports the session lost, and sets the association up again at once.
-    let m = p.request(Step::Modify, 11, up_seid, &RequestProfile::default());
+    let m = p.send(0, Step::Modify, 11, up_seid, &RequestProfile::default());
     p.after(Duration::from_millis(50));
     let r = p.outcome(m).unwrap().as_ref().unwrap();
     assert_eq!(r.cause, Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION));
@@ -49,38 +47,38 @@ fn clause_6_2_6_a_restarted_up_is_set_up_again_and_its_sessions_reported_lost() 
         .collect();
     assert_eq!(lost, vec![11]);
     assert!(p.cp.session(11).is_none());
-    assert!(p.cp.peers().is_associated(&addr(UP)), "associated again");
+    assert!(p.cp.peers().is_associated(&up_addr(0)), "associated again");
     // And a new establishment succeeds within 2 s of the UP being back.
-    let e2 = p.request(Step::Establish, 12, 0, &RequestProfile::default());
+    let e2 = p.send(0, Step::Establish, 12, 0, &RequestProfile::default());
     p.after(Duration::from_millis(20));
     assert!(p.outcome(e2).unwrap().as_ref().unwrap().is_accepted());
     assert!(p.now.duration_since(back) < Duration::from_secs(2));
-    let _ = p.t0;
 }
 
 #[test]
 fn a_silent_restart_is_seen_by_the_next_heartbeat() {
-    let mut p = Pair::new(1000.0);
-    p.associate();
+    let mut p = Net::pair(1000.0);
+    p.associate(0);
     // The UP restarts between two heartbeats, no request in between.
     p.after(Duration::from_secs(1));
-    let (up, responder) = up_node(3000, 1000.0, p.now);
-    p.up = up;
-    p.responder = responder;
+    p.restart_up(0, 3000);
     // The default heartbeat interval is 5 s: within it the CP sees the new stamp.
     p.after(Duration::from_secs(6));
     assert!(p
         .cp_events
         .iter()
         .any(|e| matches!(e, PeerEvent::Restarted { .. })));
-    assert!(p.cp.peers().is_associated(&addr(UP)), "associated again");
-    assert!(p.up.peers().is_associated(&addr(CP)), "the new UP knows it");
+    assert!(p.cp.peers().is_associated(&up_addr(0)), "associated again");
+    assert!(
+        p.ups[0].node.peers().is_associated(&cp_addr()),
+        "the new UP knows it"
+    );
 }
 
 #[test]
 fn a_burst_of_2000_establishments_gets_2000_answers_priority_0_first() {
-    let mut p = Pair::new(2000.0);
-    p.associate();
+    let mut p = Net::pair(2000.0);
+    p.associate(0);
     let mut ids = Vec::new();
     for i in 0..2000u64 {
         let profile = if i % 10 == 0 {
@@ -90,7 +88,7 @@ fn a_burst_of_2000_establishments_gets_2000_answers_priority_0_first() {
         };
         ids.push((
             i % 10 == 0,
-            p.request(Step::Establish, 100 + i, 0, &profile),
+            p.send(0, Step::Establish, 100 + i, 0, &profile),
         ));
     }
     p.after(Duration::from_secs(2));
@@ -118,12 +116,12 @@ fn a_burst_of_2000_establishments_gets_2000_answers_priority_0_first() {
 
 #[test]
 fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_to_an_fqdn_cp() {
-    let mut p = Pair::new(100.0);
-    p.associate();
+    let mut p = Net::pair(100.0);
+    p.associate(0);
     let arp = RequestProfile::default().with_arp(&[9]);
     let mut ids = Vec::new();
     for i in 0..400u64 {
-        ids.push(p.request(Step::Establish, 1 + i, 0, &arp));
+        ids.push(p.send(0, Step::Establish, 1 + i, 0, &arp));
     }
     p.after(Duration::from_secs(3));
     let responses: Vec<&Response> = ids
@@ -158,7 +156,7 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
     // And the CP applies it: it throttles locally, in the shape of the UP's rejection.
     let mut locals = 0;
     for i in 0..50u64 {
-        let id = p.request(Step::Establish, 10_000 + i, 0, &arp);
+        let id = p.send(0, Step::Establish, 10_000 + i, 0, &arp);
         p.after(Duration::from_millis(1));
         if let Some(Ok(r)) = p.outcome(id) {
             if r.is_local() {
@@ -178,37 +176,38 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
 fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     use pfcp_node::cp::Destination;
     use pfcp_wire::{Header, Message};
-    let mut p = Pair::new(100.0);
-    p.associate();
+    let mut p = Net::pair(100.0);
+    p.associate(0);
     let arp = RequestProfile::default().with_arp(&[9]);
-    let first = p.request(Step::Establish, 1, 0, &arp);
+    let first = p.send(0, Step::Establish, 1, 0, &arp);
     p.after(Duration::from_millis(50));
     assert!(p.outcome(first).unwrap().as_ref().unwrap().is_accepted());
     let upf = Destination::node(NodeKey::fqdn("upf1.example.net"));
     // A storm: the UP's rejections teach the CP its reduction.
     for i in 0..400u64 {
-        p.request(Step::Establish, 100 + i, 0, &arp);
+        p.send(0, Step::Establish, 100 + i, 0, &arp);
     }
     p.after(Duration::from_secs(2));
     let told = p.cp.cp().unwrap().reduction(&upf, p.now);
     assert!(told > 0, "{told}");
     // Then quiet: the UP publishes a lower metric, which no response has carried yet.
     p.after(Duration::from_secs(6));
-    let admission = p.up.admission().unwrap();
+    let admission = p.ups[0].node.admission().unwrap();
     let current = admission.reporter().current_oci(true).unwrap();
     assert!(current.metric.percent() < told, "{current:?} vs {told}");
     assert_eq!(p.cp.cp().unwrap().reduction(&upf, p.now), told);
     // A usage report on the first session (Report Type USAR, Table 7.5.8.1-1) carries it.
     let h = Header::new(MessageType::SESSION_REPORT_REQUEST).with_seid(1);
-    p.up.send_request(
-        addr(CP),
+    let up = &mut p.ups[0].node;
+    up.send_request(
+        cp_addr(),
         h,
         &[0x00, 0x27, 0x00, 0x01, 0x02],
         &RequestProfile::default(),
         p.now,
     )
     .unwrap();
-    let sent = p.up.poll_transmit().unwrap();
+    let sent = up.poll_transmit().unwrap();
     let report = Message::decode(&sent.bytes).unwrap();
     assert_eq!(report.message_type(), MessageType::SESSION_REPORT_REQUEST);
     let oci = report.overload_control_information().unwrap().unwrap();
@@ -216,13 +215,13 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     assert_eq!(oci.metric, current.metric);
     // Its load fell too, and the LCI goes with it (the CP supports LOAD).
     let lci = report.load_control_information().unwrap().unwrap();
-    let load = p.up.admission().unwrap().load_metric();
+    let load = p.ups[0].node.admission().unwrap().load_metric();
     assert_eq!(Some(lci.metric.percent()), load);
     // The CP applies it on receipt, before its application answers the report.
-    p.cp.handle_datagram(addr(UP), sent.bytes.clone(), p.now);
+    p.cp.handle_datagram(up_addr(0), sent.bytes.clone(), p.now);
     let entity = Destination {
         node: NodeKey::fqdn("upf1.example.net"),
-        entity: Some(addr(UP).ip()),
+        entity: Some(up_addr(0).ip()),
     };
     let after = p.cp.cp().unwrap().reduction(&entity, p.now);
     assert_eq!(after, current.metric.percent(), "{oci:?}");
