@@ -50,32 +50,28 @@
 //!
 //! `pfcp up` itself, a separate process, against the C echo: `tests/examples/rtt.rs`.
 
+// The tests' endpoint set-up, so that the bench measures the endpoints the tests check.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::fmt;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
 use pfcp_node::endpoint::{HandlerReply, RequestView};
-use pfcp_node::{Endpoint, EndpointConfig, GuardConfig, LocalNode, TransactionConfig};
-use pfcp_overload::NodeKey;
-use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
-use pfcp_wire::owned::parse_hex;
+use pfcp_node::{EndpointConfig, GuardConfig, LocalNode, TransactionConfig};
+use pfcp_test_support::node::{any_port, cp_local, up_local};
 use pfcp_wire::{Cause, Header, Message, MessageType};
 use tokio::net::UdpSocket;
 use tokio::runtime::Runtime;
 
+use common::{accepted, establishment_ies};
+
 /// Heartbeat Request: header without SEID (8) + Recovery Time Stamp IE (8).
 const HEARTBEAT_LEN: usize = 16;
-
-/// The IEs of the minimal Session Establishment Request of `tests/loopback.rs` (CP SEID 1).
-const ESTABLISHMENT_IES: &str = "003c000500c000020a\
-    0039000d020000000000000001c000020a\
-    0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
-    0003000d006c000400000001002c000102";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flavour {
@@ -218,10 +214,6 @@ struct Sample {
     errors: u64,
 }
 
-fn local() -> SocketAddr {
-    (Ipv4Addr::LOCALHOST, 0).into()
-}
-
 fn runtime(flavour: Flavour) -> io::Result<Runtime> {
     match flavour {
         Flavour::Current => tokio::runtime::Builder::new_current_thread()
@@ -348,7 +340,7 @@ fn c_echo_server(path: &std::path::Path) -> io::Result<(CEchoServer, SocketAddr)
 /// The echo pair: K datagrams of `size` octets in flight; the server a tokio task, or the C
 /// echo in a child process (`c`).
 async fn echo(size: usize, k: usize, c: bool, settings: &Settings) -> io::Result<Sample> {
-    let client = UdpSocket::bind(local()).await?;
+    let client = UdpSocket::bind(any_port()).await?;
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
     let mut c_server = None;
@@ -360,7 +352,7 @@ async fn echo(size: usize, k: usize, c: bool, settings: &Settings) -> io::Result
         }
         (true, None) => return Err(io::Error::other("no C echo")),
         (false, _) => {
-            let server = UdpSocket::bind(local()).await?;
+            let server = UdpSocket::bind(any_port()).await?;
             let to = server.local_addr()?;
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 65_535];
@@ -397,36 +389,19 @@ async fn echo(size: usize, k: usize, c: bool, settings: &Settings) -> io::Result
     Ok(sample)
 }
 
-fn endpoint_config(local: LocalNode, settings: &Settings) -> EndpointConfig {
+/// The tests' endpoint configuration, but with the default transaction timers (the endpoint
+/// as deployed) and, unless `PFCP_BENCH_DEFAULT_GUARD=1`, the ingress guard opened: its
+/// default rate would cap this single-peer load.
+fn config(local: LocalNode, settings: &Settings) -> EndpointConfig {
     let mut transactions = TransactionConfig::default();
     if let Some(n) = settings.cache {
         transactions = transactions.with_max_cached_responses(n);
     }
-    let mut c = EndpointConfig::new(local)
-        .with_transactions(transactions)
-        .with_heartbeat_interval(None);
+    let mut c = common::endpoint_config(local).with_transactions(transactions);
     if !settings.default_guard {
         c = c.with_guard(GuardConfig::default().with_rate(1e12).with_burst(1e12));
     }
     c
-}
-
-fn up_node() -> LocalNode {
-    LocalNode::up(
-        NodeKey::fqdn("upf1.example.net"),
-        RecoveryTimeStamp(0xE8F4_A2B0),
-    )
-}
-
-fn cp_node() -> LocalNode {
-    LocalNode::cp(
-        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
-        RecoveryTimeStamp(0xE8F4_0000),
-    )
-}
-
-fn establishment_ies() -> Bytes {
-    Bytes::from(parse_hex(ESTABLISHMENT_IES).unwrap_or_default())
 }
 
 /// The encoded size of the Session Establishment Request the CP sends (SEID header, 16).
@@ -434,63 +409,24 @@ fn establishment_len() -> usize {
     16 + establishment_ies().len()
 }
 
-/// The UP application's answer: Request accepted, UP F-SEID 0x55 (as in tests/loopback.rs).
-fn answer(msg: &Message<'_>) -> Option<Bytes> {
-    let cp_seid = msg.f_seid().ok()??.seid;
-    let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-        .with_seid(cp_seid)
-        .with_sequence(msg.header().sequence);
-    let up_fseid = FSeid {
-        seid: 0x55,
-        ipv4: Some(Ipv4Addr::LOCALHOST),
-        ipv6: None,
-    };
-    let b = MessageBuilder::new(header)
-        .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
-        .ie(Cause::REQUEST_ACCEPTED)
-        .ie(up_fseid);
-    let mut out = BytesMut::zeroed(b.encoded_len());
-    b.encode_into(&mut out).ok()?;
-    Some(out.freeze())
-}
-
 /// A CP endpoint and a UP endpoint, K client tasks on the CP handle.
 async fn endpoints(scenario: Scenario, k: usize, settings: &Settings) -> io::Result<Sample> {
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
-    let up_config = endpoint_config(up_node(), settings);
-    let (up, mut up_ch) = if scenario == Scenario::Establishment {
-        let e = errors.clone();
-        let handler = move |req: &RequestView<'_>| match answer(req.message()) {
-            Some(r) => HandlerReply::Respond(r),
-            None => {
-                e.fetch_add(1, Ordering::Relaxed);
-                HandlerReply::Reject(Cause::REQUEST_REJECTED)
-            }
-        };
-        Endpoint::bind_with_handler(up_config, local(), handler).await?
+    let up_config = config(up_local(), settings);
+    let (up, up_ch) = if scenario == Scenario::Establishment {
+        let handler = |req: &RequestView<'_>| HandlerReply::Respond(accepted(req.message()));
+        common::bind_with_handler(up_config, handler).await
     } else {
-        Endpoint::bind(up_config, local()).await?
+        common::bind(up_config).await
     };
-    let (cp, cp_ch) = Endpoint::bind(endpoint_config(cp_node(), settings), local()).await?;
+    let (cp, cp_ch) = common::bind(config(cp_local(), settings)).await;
     let to = up.local_addr();
     if scenario != Scenario::Heartbeat {
         cp.associate(to).await.map_err(io::Error::other)?;
     }
     if scenario == Scenario::EstablishmentChannel {
-        let e = errors.clone();
-        tokio::spawn(async move {
-            while let Some(req) = up_ch.incoming.recv().await {
-                match req.message().ok().as_ref().and_then(answer) {
-                    Some(r) => {
-                        let _ = req.respond(r).await;
-                    }
-                    None => {
-                        e.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            }
-        });
+        common::serve(up_ch, |msg| Some(accepted(msg)));
     } else {
         // Keep the UP's receivers open for the whole window.
         tokio::spawn(async move {

@@ -2,6 +2,9 @@
 //! out (decoded and validated with pfcp-wire), and the queue discipline checked against a
 //! reference model.
 
+#[cfg(feature = "tokio")]
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
@@ -230,8 +233,10 @@ fn a_burst_in_the_first_interval_gets_an_oci_on_every_rejection() {
 #[cfg(feature = "tokio")]
 #[tokio::test]
 async fn endpoint_rejections_in_the_first_interval_carry_an_oci() {
-    use pfcp_node::{Endpoint, EndpointConfig, LocalNode};
+    use common::{bind, endpoint_config, raw_exchange, ASSOCIATION_SETUP};
+    use pfcp_node::LocalNode;
     use pfcp_overload::ReporterConfig;
+    use pfcp_test_support::node::any_port;
     use pfcp_wire::ie::RecoveryTimeStamp;
     use tokio::net::UdpSocket;
     use tokio::time::timeout;
@@ -241,30 +246,20 @@ async fn endpoint_rejections_in_the_first_interval_carry_an_oci() {
     let reporter = ReporterConfig::default()
         .with_node_scoped(true)
         .with_interval(Duration::from_secs(5));
-    let config = EndpointConfig::new(LocalNode::up(up_node.clone(), RecoveryTimeStamp(7)))
-        .with_heartbeat_interval(None)
+    let config = endpoint_config(LocalNode::up(up_node.clone(), RecoveryTimeStamp(7)))
         .with_admission(
             AdmissionConfig::new(up_node)
                 .with_service_rate(Some(10.0))
                 .with_queue_capacity(2)
                 .with_reporter(reporter),
         );
-    let (up, _channels) = Endpoint::bind(config, (Ipv4Addr::LOCALHOST, 0).into())
-        .await
-        .unwrap();
-    let cp = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
-    let mut buf = vec![0u8; 2048];
-    // Association Setup Request (digest 4.11): Node ID 192.0.2.10, CP features LOAD|OVRL.
-    let setup =
-        pfcp_wire::owned::parse_hex("2005001a00000100003c000500c000020a00600004e8f4a2b00059000103")
-            .unwrap();
-    cp.send_to(&setup, up.local_addr()).await.unwrap();
-    let n = timeout(Duration::from_secs(5), cp.recv(&mut buf))
-        .await
-        .unwrap()
-        .unwrap();
-    let rsp = Message::decode(&buf[..n]).unwrap();
+    let (up, _channels) = bind(config).await;
+    let cp = UdpSocket::bind(any_port()).await.unwrap();
+    // Its CP Function Features advertise OVRL: without it the rejections would carry no OCI.
+    let rsp = raw_exchange(&cp, up.local_addr(), ASSOCIATION_SETUP).await;
+    let rsp = Message::decode(&rsp).unwrap();
     assert_eq!(rsp.cause().unwrap(), Some(Cause::REQUEST_ACCEPTED));
+    let mut buf = vec![0u8; 2048];
     // 20 establishments at once: one is served, two wait, the rest are refused.
     for seq in 2..22u32 {
         let req = establishment(seq, 8, u64::from(seq));

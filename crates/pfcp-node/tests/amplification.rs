@@ -9,19 +9,19 @@
 //! every truncation of them, seeded byte flips and random bytes, sent over real loopback UDP
 //! to a UP endpoint with the default configuration.
 
-use std::collections::HashSet;
-use std::net::{Ipv4Addr, SocketAddr};
-use std::time::Duration;
+mod common;
 
-use pfcp_node::{Endpoint, EndpointConfig, GuardConfig, LocalNode};
-use pfcp_overload::NodeKey;
-use pfcp_wire::ie::RecoveryTimeStamp;
+use std::collections::HashSet;
+
+use pfcp_node::GuardConfig;
+use pfcp_test_support::node::{any_port, up_local};
+use pfcp_test_support::rng::XorShift;
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::Header;
 use tokio::net::UdpSocket;
 use tokio::time::timeout;
 
-const WAIT: Duration = Duration::from_secs(5);
+use common::{bind, endpoint_config, WAIT};
 
 /// The largest answer the endpoint may send to anything: a header with SEID (16), Cause (5),
 /// the UP's Node ID (here a 16-character FQDN: 4 + 1 + 17), Recovery Time Stamp (8), UP
@@ -55,16 +55,6 @@ fn bases() -> Vec<Vec<u8>> {
     .iter()
     .map(|h| parse_hex(&h.replace(char::is_whitespace, "")).unwrap())
     .collect()
-}
-
-struct XorShift(u64);
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
 }
 
 fn datagrams() -> Vec<Vec<u8>> {
@@ -109,18 +99,12 @@ fn is_probe_answer(d: &[u8]) -> bool {
 
 #[tokio::test]
 async fn every_answer_is_single_and_bounded() {
-    let local = LocalNode::up(
-        NodeKey::fqdn("upf1.example.net"),
-        RecoveryTimeStamp(0xE8F4_A2B0),
-    );
     // The ingress guard is not under test: ~4700 datagrams from one unassociated source in a
     // fraction of a second would exceed its default rate, and a silent drop is no answer.
-    let config = EndpointConfig::new(local)
-        .with_heartbeat_interval(None)
+    let config = endpoint_config(up_local())
         .with_guard(GuardConfig::default().with_rate(1e9).with_burst(1e9));
-    let any: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
-    let (up, _channels) = Endpoint::bind(config, any).await.unwrap();
-    let peer = UdpSocket::bind(any).await.unwrap();
+    let (up, _channels) = bind(config).await;
+    let peer = UdpSocket::bind(any_port()).await.unwrap();
 
     let datagrams = datagrams();
     let (mut bytes_in, mut bytes_out, mut answered, mut largest) = (0usize, 0usize, 0usize, 0);

@@ -17,6 +17,8 @@
 //! Each test prints "scapy not available, skipping interop test" and passes when
 //! `python3 -c "import scapy.contrib.pfcp"` fails (`PFCP_INTEROP_PYTHON` overrides `python3`).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -24,24 +26,23 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use pfcp_node::{
-    AdmissionConfig, CpConfig, Endpoint, EndpointConfig, LocalNode, PeerEvent, RequestProfile,
+    AdmissionConfig, CpConfig, EndpointConfig, LocalNode, PeerEvent, RequestProfile,
     TransactionConfig,
 };
 use pfcp_overload::NodeKey;
 use pfcp_test_support::skip::skip_judge;
-use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::ie::{
-    ControlSequenceNumber, FSeid, Fqdn, Metric, NodeId, OciFlags, RecoveryTimeStamp, Timer,
-    TimerUnit,
+    ControlSequenceNumber, Fqdn, Metric, NodeId, OciFlags, RecoveryTimeStamp, Timer, TimerUnit,
 };
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Cause, Header, Message, MessageType};
 use tokio::sync::mpsc;
-use tokio::time::{timeout, Instant};
+use tokio::time::Instant;
 
-const WAIT: Duration = Duration::from_secs(5);
+use common::{accepted_by, bind, endpoint_config, next_event, WAIT};
+
 /// Upper bound for one Python peer's whole run.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(15);
 
@@ -58,18 +59,12 @@ const SCAPY_OCI_METRIC: u8 = 40;
 const SCAPY_LCI_SEQ: u32 = 7;
 const SCAPY_LCI_METRIC: u8 = 25;
 
-fn any_port() -> SocketAddr {
-    (Ipv4Addr::LOCALHOST, 0).into()
-}
-
 fn config(local: LocalNode) -> EndpointConfig {
-    EndpointConfig::new(local)
-        .with_transactions(
-            TransactionConfig::default()
-                .with_t1(Duration::from_millis(500))
-                .with_n1(2),
-        )
-        .with_heartbeat_interval(None)
+    endpoint_config(local).with_transactions(
+        TransactionConfig::default()
+            .with_t1(Duration::from_millis(500))
+            .with_n1(2),
+    )
 }
 
 fn up_node() -> LocalNode {
@@ -81,15 +76,6 @@ fn cp_node() -> LocalNode {
         NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
         RecoveryTimeStamp(CP_RTS),
     )
-}
-
-/// The IEs of a minimal Session Establishment Request (digest 4.14), CP SEID 1.
-fn establishment_ies() -> Bytes {
-    let hex = "003c000500c000020a\
-               0039000d020000000000000001c000020a\
-               0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
-               0003000d006c000400000001002c000102";
-    Bytes::from(parse_hex(hex).unwrap())
 }
 
 /// Update FAR (FAR ID 1, Apply Action DROP).
@@ -249,7 +235,7 @@ struct Handled {
 /// application task, run `scapy_up_client.py` against it with `extra` arguments and check it
 /// passed. Returns its transcript and what reached the application.
 async fn run_scapy_client(cfg: EndpointConfig, extra: &[&str]) -> (String, Vec<Handled>) {
-    let (up, ch) = Endpoint::bind(cfg, any_port()).await.unwrap();
+    let (up, ch) = bind(cfg).await;
     let pfcp_node::Channels {
         mut incoming,
         mut events,
@@ -270,25 +256,10 @@ async fn run_scapy_client(cfg: EndpointConfig, extra: &[&str]) -> (String, Vec<H
             if msg.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
                 continue;
             }
-            let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-                .with_seid(cp_seid.unwrap_or(0))
-                .with_sequence(msg.header().sequence);
-            if let Some(p) = msg.header().priority {
-                header = header.with_priority(p);
-            }
-            let up_fseid = FSeid {
-                seid: 0x55,
-                ipv4: Some(Ipv4Addr::LOCALHOST),
-                ipv6: None,
-            };
             // The UP's own Node ID (as in the Association Setup Response).
-            let b = MessageBuilder::new(header)
-                .ie(NodeId::Fqdn(Fqdn::from_dotted(UP_NODE).unwrap()))
-                .ie(Cause::REQUEST_ACCEPTED)
-                .ie(up_fseid);
-            let mut out = BytesMut::zeroed(b.encoded_len());
-            b.encode_into(&mut out).unwrap();
-            req.respond(out.freeze()).await.unwrap();
+            let node_id = NodeId::Fqdn(Fqdn::from_dotted(UP_NODE).unwrap());
+            let response = accepted_by(&msg, node_id, 0x55);
+            req.respond(response).await.unwrap();
         }
     });
 
@@ -322,7 +293,7 @@ async fn run_scapy_client(cfg: EndpointConfig, extra: &[&str]) -> (String, Vec<H
     );
 
     // The endpoint recorded the association with scapy's Node ID.
-    let e = timeout(WAIT, events.recv()).await.unwrap().unwrap();
+    let e = next_event(&mut events).await;
     assert!(
         matches!(&e, PeerEvent::Associated { node, .. } if *node == NodeKey::fqdn(SCAPY_CP_NODE)),
         "{e:?}"
@@ -426,9 +397,8 @@ async fn received_summary(server: &Script, mt: u8) -> String {
         .unwrap_or_else(|| panic!("server never logged {prefix}\n{}", server.transcript()))
 }
 
-#[tokio::test]
-async fn our_cp_endpoint_against_scapy_up_server() {
-    skip_without_scapy!();
+/// `scapy_up_server.py` running, and the address it listens on (from its `PORT` line).
+async fn start_server() -> (Script, SocketAddr) {
     let server = Script::spawn("scapy_up_server.py", &["--max-seconds", "15"]);
     let port_line = server
         .wait_line(WAIT, |l| l.starts_with("PORT "))
@@ -436,14 +406,21 @@ async fn our_cp_endpoint_against_scapy_up_server() {
         .unwrap_or_else(|| panic!("no PORT line\n{}", server.transcript()));
     let port: u16 = port_line["PORT ".len()..].trim().parse().unwrap();
     let up_addr: SocketAddr = (Ipv4Addr::LOCALHOST, port).into();
+    (server, up_addr)
+}
 
-    let (cp, mut ch) = Endpoint::bind(config(cp_node()), any_port()).await.unwrap();
+#[tokio::test]
+async fn our_cp_endpoint_against_scapy_up_server() {
+    skip_without_scapy!();
+    let (server, up_addr) = start_server().await;
+
+    let (cp, mut ch) = bind(config(cp_node())).await;
 
     // Association: scapy's response (Node ID FQDN, Cause, RTS, 2-octet UP features).
     if let Err(e) = cp.associate(up_addr).await {
         fail(&server, "associate", &e);
     }
-    let e = timeout(WAIT, ch.events.recv()).await.unwrap().unwrap();
+    let e = next_event(&mut ch.events).await;
     assert!(
         matches!(&e, PeerEvent::Associated { node, .. } if *node == NodeKey::fqdn(SCAPY_UP_NODE)),
         "{e:?}\n{}",
@@ -454,14 +431,7 @@ async fn our_cp_endpoint_against_scapy_up_server() {
     }
 
     // Session Establishment: the response carries scapy's LCI and OCI.
-    let resp = match cp
-        .request(
-            up_addr,
-            Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0),
-            establishment_ies(),
-        )
-        .await
-    {
+    let resp = match common::establish(&cp, up_addr, RequestProfile::default()).await {
         Ok(r) => r,
         Err(e) => fail(&server, "session establishment", &e),
     };
@@ -562,26 +532,13 @@ async fn our_cp_endpoint_against_scapy_up_server() {
 #[tokio::test]
 async fn our_cp_throttles_by_the_oci_scapy_sent() {
     skip_without_scapy!();
-    let server = Script::spawn("scapy_up_server.py", &["--max-seconds", "15"]);
-    let port_line = server
-        .wait_line(WAIT, |l| l.starts_with("PORT "))
-        .await
-        .unwrap_or_else(|| panic!("no PORT line\n{}", server.transcript()));
-    let port: u16 = port_line["PORT ".len()..].trim().parse().unwrap();
-    let up_addr: SocketAddr = (Ipv4Addr::LOCALHOST, port).into();
+    let (server, up_addr) = start_server().await;
     let cfg = config(cp_node()).with_cp(CpConfig::default());
-    let (cp, _ch) = Endpoint::bind(cfg, any_port()).await.unwrap();
+    let (cp, _ch) = bind(cfg).await;
     if let Err(e) = cp.associate(up_addr).await {
         fail(&server, "associate", &e);
     }
-    let establish = || {
-        cp.request_with(
-            up_addr,
-            Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0),
-            establishment_ies(),
-            RequestProfile::default(),
-        )
-    };
+    let establish = || common::establish(&cp, up_addr, RequestProfile::default());
     // The first establishment brings the OCI.
     if let Err(e) = establish().await {
         fail(&server, "first establishment", &e);

@@ -5,48 +5,37 @@
 //! Requests answered by a `RequestHandler` inside the endpoint take the same response path
 //! (response cache, OCI piggybacking under admission overload).
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
-use pfcp_node::{Endpoint, EndpointConfig, LocalNode, PeerEvent};
+use pfcp_node::{PeerEvent, RequestProfile};
 use pfcp_overload::NodeKey;
-use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{FSeid, NodeId};
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Cause, Header, Message, MessageType};
 use tokio::net::UdpSocket;
 use tokio::time::timeout;
 
-use pfcp_test_support::ies::minimal_establishment_ies;
-use pfcp_test_support::node::{
-    any_port, cp_local as cp_node, quick_transactions, up_local as up_node,
+use common::{
+    accepted, associated_pair, bind, bind_with_handler, endpoint_config as config, establish,
+    establishment_ies, next_event, raw_exchange, Pair, ASSOCIATION_SETUP, WAIT,
 };
-
-const WAIT: Duration = Duration::from_secs(5);
-
-fn config(local: LocalNode) -> EndpointConfig {
-    EndpointConfig::new(local)
-        .with_transactions(quick_transactions())
-        .with_heartbeat_interval(None)
-}
-
-/// The IEs of a minimal Session Establishment Request (digest 4.14), CP SEID 1.
-fn establishment_ies() -> Bytes {
-    Bytes::from(minimal_establishment_ies())
-}
+use pfcp_test_support::node::{any_port, cp_local as cp_node, up_local as up_node};
 
 #[tokio::test]
 async fn association_heartbeat_and_session_round_trip() {
-    let (up, mut up_ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
-    let (cp, mut cp_ch) = Endpoint::bind(config(cp_node()), any_port()).await.unwrap();
-
-    cp.associate(up.local_addr()).await.unwrap();
-    let e = timeout(WAIT, up_ch.events.recv()).await.unwrap().unwrap();
+    let Pair {
+        up,
+        mut up_channels,
+        cp,
+        mut cp_channels,
+    } = associated_pair(config(up_node()), config(cp_node())).await;
+    let e = next_event(&mut up_channels.events).await;
     assert!(
         matches!(e, PeerEvent::Associated { node, .. } if node == NodeKey::Ip(Ipv4Addr::LOCALHOST.into()))
     );
-    let e = timeout(WAIT, cp_ch.events.recv()).await.unwrap().unwrap();
+    let e = next_event(&mut cp_channels.events).await;
     assert!(
         matches!(e, PeerEvent::Associated { node, .. } if node == NodeKey::fqdn("upf1.example.net"))
     );
@@ -54,35 +43,16 @@ async fn association_heartbeat_and_session_round_trip() {
 
     // The UP application answers Session Establishment Requests.
     let up_app = tokio::spawn(async move {
-        let req = up_ch.incoming.recv().await.unwrap();
+        let req = up_channels.incoming.recv().await.unwrap();
         let msg = req.message().unwrap();
         assert_eq!(
             msg.message_type(),
             MessageType::SESSION_ESTABLISHMENT_REQUEST
         );
-        let cp_seid = msg.f_seid().unwrap().unwrap().seid;
-        let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-            .with_seid(cp_seid)
-            .with_sequence(msg.header().sequence);
-        let up_fseid = FSeid {
-            seid: 0x55,
-            ipv4: Some(Ipv4Addr::LOCALHOST),
-            ipv6: None,
-        };
-        let b = MessageBuilder::new(header)
-            .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
-            .ie(Cause::REQUEST_ACCEPTED)
-            .ie(up_fseid);
-        let mut out = BytesMut::zeroed(b.encoded_len());
-        b.encode_into(&mut out).unwrap();
-        req.respond(out.freeze()).await.unwrap();
+        let response = accepted(&msg);
+        req.respond(response).await.unwrap();
     });
-    let resp = cp
-        .request(
-            up.local_addr(),
-            Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0),
-            establishment_ies(),
-        )
+    let resp = establish(&cp, up.local_addr(), RequestProfile::default())
         .await
         .unwrap();
     let m = Message::decode(&resp.bytes).unwrap();
@@ -94,14 +64,9 @@ async fn association_heartbeat_and_session_round_trip() {
 
 #[tokio::test]
 async fn clause_6_2_6_1_session_request_without_association_gets_72() {
-    let (up, _up_ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
-    let (cp, _cp_ch) = Endpoint::bind(config(cp_node()), any_port()).await.unwrap();
-    let resp = cp
-        .request(
-            up.local_addr(),
-            Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0),
-            establishment_ies(),
-        )
+    let (up, _up_ch) = bind(config(up_node())).await;
+    let (cp, _cp_ch) = bind(config(cp_node())).await;
+    let resp = establish(&cp, up.local_addr(), RequestProfile::default())
         .await
         .unwrap();
     let m = Message::decode(&resp.bytes).unwrap();
@@ -121,7 +86,7 @@ async fn clause_6_2_6_1_session_request_without_association_gets_72() {
 #[tokio::test]
 async fn request_to_a_silent_peer_times_out_after_n1() {
     let silent = UdpSocket::bind(any_port()).await.unwrap();
-    let (cp, _ch) = Endpoint::bind(config(cp_node()), any_port()).await.unwrap();
+    let (cp, _ch) = bind(config(cp_node())).await;
     let err = cp
         .heartbeat(silent.local_addr().unwrap())
         .await
@@ -141,38 +106,19 @@ async fn request_to_a_silent_peer_times_out_after_n1() {
     assert!(copies.windows(2).all(|w| w[0] == w[1]));
 }
 
-/// A hand-driven peer: raw socket, messages from the spec layouts.
-async fn raw_exchange(sock: &UdpSocket, to: SocketAddr, hex: &str) -> Vec<u8> {
-    sock.send_to(&parse_hex(hex).unwrap(), to).await.unwrap();
-    let mut buf = vec![0u8; 2048];
-    let (n, _) = timeout(WAIT, sock.recv_from(&mut buf))
-        .await
-        .unwrap()
-        .unwrap();
-    buf.truncate(n);
-    buf
-}
-
 #[tokio::test]
 async fn restart_is_detected_from_the_recovery_time_stamp() {
-    let (up, mut ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
+    let (up, mut ch) = bind(config(up_node())).await;
     let peer = UdpSocket::bind(any_port()).await.unwrap();
     // Association Setup Request (digest 4.11), then a heartbeat with another stamp.
-    let r = raw_exchange(
-        &peer,
-        up.local_addr(),
-        "2005001a00000100003c000500c000020a00600004e8f4a2b000590001 03"
-            .replace(' ', "")
-            .as_str(),
-    )
-    .await;
+    let r = raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
     assert_eq!(
         Message::decode(&r).unwrap().cause().unwrap(),
         Some(Cause::REQUEST_ACCEPTED)
     );
     assert!(matches!(
-        timeout(WAIT, ch.events.recv()).await.unwrap(),
-        Some(PeerEvent::Associated { .. })
+        next_event(&mut ch.events).await,
+        PeerEvent::Associated { .. }
     ));
     let r = raw_exchange(
         &peer,
@@ -187,14 +133,14 @@ async fn restart_is_detected_from_the_recovery_time_stamp() {
         MessageType::HEARTBEAT_RESPONSE
     );
     assert!(matches!(
-        timeout(WAIT, ch.events.recv()).await.unwrap(),
-        Some(PeerEvent::Restarted { .. })
+        next_event(&mut ch.events).await,
+        PeerEvent::Restarted { .. }
     ));
 }
 
 #[tokio::test]
 async fn clause_7_6_malformed_and_wrong_version() {
-    let (up, _ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
+    let (up, _ch) = bind(config(up_node())).await;
     let peer = UdpSocket::bind(any_port()).await.unwrap();
     // Version 2 heartbeat: Version Not Supported Response (type 11, header only).
     let r = raw_exchange(
@@ -239,27 +185,6 @@ fn establishment_request(seq: u32) -> Vec<u8> {
     out
 }
 
-/// The accepted Session Establishment Response to `msg` (UP F-SEID 0x55).
-fn accepted(msg: &Message<'_>) -> Bytes {
-    let header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-        .with_seid(msg.f_seid().unwrap().unwrap().seid)
-        .with_sequence(msg.header().sequence);
-    let b = MessageBuilder::new(header)
-        .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
-        .ie(Cause::REQUEST_ACCEPTED)
-        .ie(FSeid {
-            seid: 0x55,
-            ipv4: Some(Ipv4Addr::LOCALHOST),
-            ipv6: None,
-        });
-    let mut out = BytesMut::zeroed(b.encoded_len());
-    b.encode_into(&mut out).unwrap();
-    out.freeze()
-}
-
-/// Association Setup Request from a raw peer (CP Function Features LOAD and OVRL).
-const ASSOCIATION_SETUP: &str = "2005001a00000100003c000500c000020a00600004e8f4a2b00059000103";
-
 /// A request answered by a `RequestHandler` takes the response path of channel answers: the
 /// response is cached, so a retransmission of the request gets the same octets back without
 /// a second call of the handler.
@@ -282,9 +207,7 @@ async fn handler_answers_are_cached_for_retransmissions() {
         );
         HandlerReply::Respond(accepted(req.message()))
     };
-    let (up, _ch) = Endpoint::bind_with_handler(config(up_node()), any_port(), handler)
-        .await
-        .unwrap();
+    let (up, _ch) = bind_with_handler(config(up_node()), handler).await;
     let peer = UdpSocket::bind(any_port()).await.unwrap();
     let r = raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
     assert_eq!(
@@ -341,9 +264,7 @@ async fn handler_answers_carry_the_oci_under_admission_overload() {
                 .with_inclusion(InclusionPolicy::EveryMessage),
         );
     let cfg = config(up_node()).with_admission(admission);
-    let (up, _ch) = Endpoint::bind_with_handler(cfg, any_port(), handler)
-        .await
-        .unwrap();
+    let (up, _ch) = bind_with_handler(cfg, handler).await;
     let peer = UdpSocket::bind(any_port()).await.unwrap();
     raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
     const BURST: u32 = 40;
@@ -395,9 +316,7 @@ async fn handler_defers_to_the_channel_and_rejects() {
             HandlerReply::Reject(Cause::REQUEST_REJECTED)
         }
     };
-    let (up, mut up_ch) = Endpoint::bind_with_handler(config(up_node()), any_port(), handler)
-        .await
-        .unwrap();
+    let (up, mut up_ch) = bind_with_handler(config(up_node()), handler).await;
     let peer = UdpSocket::bind(any_port()).await.unwrap();
     raw_exchange(&peer, up.local_addr(), ASSOCIATION_SETUP).await;
     let app = tokio::spawn(async move {
@@ -432,11 +351,8 @@ async fn the_capture_sees_every_datagram_sent_and_received() {
             seen.lock().unwrap().push((d.from, d.to, d.bytes.to_vec()));
         })
     };
-    let (up, _up_ch) = Endpoint::bind(config(up_node()), any_port()).await.unwrap();
-    let (cp, _cp_ch) = Endpoint::bind(config(cp_node()).with_capture(capture), any_port())
-        .await
-        .unwrap();
-    cp.associate(up.local_addr()).await.unwrap();
+    let pair = associated_pair(config(up_node()), config(cp_node()).with_capture(capture)).await;
+    let (up, cp) = (&pair.up, &pair.cp);
     cp.heartbeat(up.local_addr()).await.unwrap();
     let seen = seen.lock().unwrap().clone();
     let (c, u) = (cp.local_addr(), up.local_addr());

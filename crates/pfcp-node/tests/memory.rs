@@ -19,6 +19,9 @@
 //! `--nocapture` to see the figures:
 //! `cargo test -p pfcp-node --test memory -- --nocapture --test-threads 1`.
 
+#[cfg(feature = "tokio")]
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
 
 use allocation_counter::measure;
@@ -263,7 +266,6 @@ fn ingress_guard_per_source() {
 #[cfg(feature = "tokio")]
 mod endpoint {
     use std::future::Future;
-    use std::net::{Ipv4Addr, SocketAddr};
     use std::pin::Pin;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -272,8 +274,10 @@ mod endpoint {
 
     use allocation_counter::measure;
     use pfcp_node::TransactionConfig;
+    use pfcp_test_support::node::any_port;
 
     use super::{cp_node, per_item, N};
+    use crate::common::{bind, endpoint_config};
 
     /// A request in flight through the endpoint handle.
     type InFlight<'a> = Pin<Box<dyn Future<Output = Result<(), pfcp_node::Error>> + 'a>>;
@@ -288,17 +292,15 @@ mod endpoint {
             .enable_all()
             .build()
             .unwrap();
-        let local: SocketAddr = (Ipv4Addr::LOCALHOST, 0).into();
         let (cp, _ch, silent) = rt.block_on(async {
-            let config = pfcp_node::EndpointConfig::new(cp_node())
-                .with_heartbeat_interval(None)
-                .with_transactions(
-                    TransactionConfig::default()
-                        .with_t1(Duration::from_secs(60))
-                        .with_max_outstanding_per_peer(N),
-                );
-            let (cp, ch) = pfcp_node::Endpoint::bind(config, local).await.unwrap();
-            let silent = tokio::net::UdpSocket::bind(local).await.unwrap();
+            // T1 60 s: no retransmission may add to what is measured.
+            let config = endpoint_config(cp_node()).with_transactions(
+                TransactionConfig::default()
+                    .with_t1(Duration::from_secs(60))
+                    .with_max_outstanding_per_peer(N),
+            );
+            let (cp, ch) = bind(config).await;
+            let silent = tokio::net::UdpSocket::bind(any_port()).await.unwrap();
             (cp, ch, silent)
         });
         let to = silent.local_addr().unwrap();

@@ -4,6 +4,8 @@
 //! traffic; a throttled establishment is redirected to a second UP function.
 #![cfg(feature = "tokio")]
 
+mod common;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -12,23 +14,19 @@ use std::time::Duration;
 use bytes::{Bytes, BytesMut};
 use pfcp_node::admission::AdmissionConfig;
 use pfcp_node::cp::{CpConfig, Destination};
-use pfcp_node::{Endpoint, EndpointConfig, Error, LocalNode, RequestProfile, TransactionConfig};
+use pfcp_node::{Endpoint, Error, LocalNode, RequestProfile, TransactionConfig};
 use pfcp_overload::{NodeKey, ReporterConfig};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::{NodeId, RecoveryTimeStamp};
 use pfcp_wire::{Cause, Header, MessageType};
 
-use pfcp_test_support::node::any_port;
+use common::{accepted_by, bind, endpoint_config, establish, serve};
 
 fn xact() -> TransactionConfig {
     TransactionConfig::default()
         .with_t1(Duration::from_millis(500))
         .with_n1(1)
-}
-
-fn establishment_ies() -> Bytes {
-    Bytes::from(pfcp_test_support::ies::minimal_establishment_ies())
 }
 
 /// A UP function serving `rate` establishments per second, with self-protection and
@@ -44,50 +42,33 @@ async fn start_up(name: &str, rate: f64, served: Arc<AtomicU64>) -> Endpoint {
         .with_service_rate(Some(rate))
         .with_queue_capacity(64)
         .with_reporter(reporter);
-    let cfg = EndpointConfig::new(LocalNode::up(node, RecoveryTimeStamp(0xE8F4_A2B0)))
+    let cfg = endpoint_config(LocalNode::up(node, RecoveryTimeStamp(0xE8F4_A2B0)))
         .with_transactions(xact())
-        .with_heartbeat_interval(None)
         .with_admission(admission);
-    let (ep, mut ch) = Endpoint::bind(cfg, any_port()).await.unwrap();
-    tokio::spawn(async move {
-        while let Some(req) = ch.incoming.recv().await {
-            let Ok(msg) = req.message() else { continue };
-            let cp_seid = msg.f_seid().ok().flatten().map_or(0, |f| f.seid);
-            let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-                .with_seid(cp_seid)
-                .with_sequence(msg.header().sequence);
-            if let Some(p) = msg.header().priority {
-                header = header.with_priority(p);
-            }
-            let b = MessageBuilder::new(header)
-                .ie(NodeId::Ipv4(Ipv4Addr::LOCALHOST))
-                .ie(Cause::REQUEST_ACCEPTED)
-                .ie(FSeid {
-                    seid: 7,
-                    ipv4: Some(Ipv4Addr::LOCALHOST),
-                    ipv6: None,
-                });
-            let mut out = BytesMut::zeroed(b.encoded_len());
-            b.encode_into(&mut out).unwrap();
-            served.fetch_add(1, Ordering::Relaxed);
-            let _ = req.respond(out.freeze()).await;
-        }
+    let (ep, channels) = bind(cfg).await;
+    serve(channels, move |msg| {
+        let response = accepted_by(msg, NodeId::Ipv4(Ipv4Addr::LOCALHOST), 7);
+        served.fetch_add(1, Ordering::Relaxed);
+        Some(response)
     });
     ep
 }
 
 async fn start_cp(routes: Option<RouteList<Destination>>) -> Endpoint {
-    let mut cfg = EndpointConfig::new(LocalNode::cp(
-        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
-        RecoveryTimeStamp(1),
-    ))
-    .with_transactions(xact())
-    .with_heartbeat_interval(None)
-    .with_cp(CpConfig::default());
+    let mut cfg = endpoint_config(cp_node())
+        .with_transactions(xact())
+        .with_cp(CpConfig::default());
     if let Some(r) = routes {
         cfg = cfg.with_routes(r);
     }
-    Endpoint::bind(cfg, any_port()).await.unwrap().0
+    bind(cfg).await.0
+}
+
+fn cp_node() -> LocalNode {
+    LocalNode::cp(
+        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
+        RecoveryTimeStamp(1),
+    )
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -111,10 +92,9 @@ async fn offer(
     for _ in 0..n {
         let cp = cp.clone();
         let profile = profile.clone();
-        tasks.push(tokio::spawn(async move {
-            let h = Header::new(MessageType::SESSION_ESTABLISHMENT_REQUEST).with_seid(0);
-            cp.request_with(up, h, establishment_ies(), profile).await
-        }));
+        tasks.push(tokio::spawn(
+            async move { establish(&cp, up, profile).await },
+        ));
         tokio::time::sleep(gap).await;
     }
     let mut t = Tally::default();
@@ -224,37 +204,27 @@ async fn routes_can_be_set_after_the_associations() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn up_session_reports_pass_the_egress_throttle_towards_the_cp() {
     // The CP answers every Session Report Request.
-    let cp_cfg = EndpointConfig::new(LocalNode::cp(
-        NodeKey::Ip(Ipv4Addr::LOCALHOST.into()),
-        RecoveryTimeStamp(1),
-    ))
-    .with_transactions(xact())
-    .with_heartbeat_interval(None);
-    let (cp, mut cp_ch) = Endpoint::bind(cp_cfg, any_port()).await.unwrap();
+    let (cp, cp_channels) = bind(endpoint_config(cp_node()).with_transactions(xact())).await;
     let received = Arc::new(AtomicU64::new(0));
     let counter = received.clone();
-    tokio::spawn(async move {
-        while let Some(req) = cp_ch.incoming.recv().await {
-            let Ok(msg) = req.message() else { continue };
-            let h = Header::new(MessageType::SESSION_REPORT_RESPONSE)
-                .with_seid(msg.header().seid.unwrap_or(0))
-                .with_sequence(msg.header().sequence);
-            let b = MessageBuilder::new(h).ie(Cause::REQUEST_ACCEPTED);
-            let mut out = BytesMut::zeroed(b.encoded_len());
-            b.encode_into(&mut out).unwrap();
-            counter.fetch_add(1, Ordering::Relaxed);
-            let _ = req.respond(out.freeze()).await;
-        }
+    serve(cp_channels, move |msg| {
+        let h = Header::new(MessageType::SESSION_REPORT_RESPONSE)
+            .with_seid(msg.header().seid.unwrap_or(0))
+            .with_sequence(msg.header().sequence);
+        let b = MessageBuilder::new(h).ie(Cause::REQUEST_ACCEPTED);
+        let mut out = BytesMut::zeroed(b.encoded_len());
+        b.encode_into(&mut out).unwrap();
+        counter.fetch_add(1, Ordering::Relaxed);
+        Some(out.freeze())
     });
     // A UP whose reports towards each CP are capped at 100 messages/s (burst 16).
-    let up_cfg = EndpointConfig::new(LocalNode::up(
+    let up_cfg = endpoint_config(LocalNode::up(
         NodeKey::fqdn("upf1.example.net"),
         RecoveryTimeStamp(2),
     ))
     .with_transactions(xact())
-    .with_heartbeat_interval(None)
     .with_report_egress(pfcp_throttle::EgressConfig::new(100));
-    let (up, _up_ch) = Endpoint::bind(up_cfg, any_port()).await.unwrap();
+    let (up, _up_ch) = bind(up_cfg).await;
     up.associate(cp.local_addr()).await.unwrap();
     // A storm of 400 usage reports within about 0.4 s.
     let mut tasks = Vec::new();

@@ -2,29 +2,22 @@
 //! [`RequestService`] with `ServiceExt::oneshot`, towards a UP [`Endpoint`] whose application
 //! answers Session Establishment Requests (TS 29.244 clauses 7.4.2, 7.5.2, 7.5.3).
 
+mod common;
+
 use std::net::Ipv4Addr;
-use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use pfcp_node::service::{Request, RequestService};
-use pfcp_node::{Endpoint, EndpointConfig, Error, LocalNode, PeerEvent, RequestProfile, XactError};
-use pfcp_overload::NodeKey;
+use pfcp_node::{Endpoint, Error, PeerEvent, RequestProfile, XactError};
 use pfcp_wire::encode::{IeList, MessageBuilder};
-use pfcp_wire::ie::{FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
 use pfcp_wire::owned::parse_hex;
 use pfcp_wire::{Cause, Header, IeType, Message, MessageType, SequenceNumber};
 use tokio::time::timeout;
 use tower::ServiceExt;
 
-use pfcp_test_support::node::{any_port, cp_local, quick_transactions};
-
-const WAIT: Duration = Duration::from_secs(5);
-
-fn config(local: LocalNode) -> EndpointConfig {
-    EndpointConfig::new(local)
-        .with_transactions(quick_transactions())
-        .with_heartbeat_interval(None)
-}
+use common::{accepted_by, associated_pair, endpoint_config, next_event, serve, Pair, WAIT};
+use pfcp_test_support::node::{any_port, cp_local, up_local};
 
 fn encoded<L: IeList>(b: MessageBuilder<L>) -> Bytes {
     let mut out = BytesMut::zeroed(b.encoded_len());
@@ -65,42 +58,24 @@ fn establishment(cp_seid: u64) -> Bytes {
 /// A UP endpoint whose application accepts every Session Establishment Request (UP SEID =
 /// CP SEID + 1000), and the CP endpoint associated with it.
 async fn pair() -> (Endpoint, Endpoint) {
-    let up_local = LocalNode::up(
-        NodeKey::fqdn("upf1.example.net"),
-        RecoveryTimeStamp(0xE8F4_A2B0),
-    );
-    let (up, mut up_ch) = Endpoint::bind(config(up_local), any_port()).await.unwrap();
-    tokio::spawn(async move {
-        while let Some(req) = up_ch.incoming.recv().await {
-            let Ok(msg) = req.message() else { continue };
-            let Ok(Some(f)) = msg.f_seid() else { continue };
-            let h = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-                .with_seid(f.seid)
-                .with_sequence(msg.header().sequence);
-            let rsp = encoded(
-                MessageBuilder::new(h)
-                    .ie(NodeId::Fqdn(
-                        pfcp_wire::ie::Fqdn::from_dotted("upf1.example.net").unwrap(),
-                    ))
-                    .ie(Cause::REQUEST_ACCEPTED)
-                    .ie(FSeid {
-                        seid: f.seid + 1000,
-                        ipv4: Some(Ipv4Addr::LOCALHOST),
-                        ipv6: None,
-                    }),
-            );
-            let _ = req.respond(rsp).await;
-        }
+    let Pair {
+        up,
+        up_channels,
+        cp,
+        mut cp_channels,
+    } = associated_pair(endpoint_config(up_local()), endpoint_config(cp_local())).await;
+    serve(up_channels, |msg| {
+        let Ok(Some(f)) = msg.f_seid() else {
+            return None;
+        };
+        let node_id = NodeId::Fqdn(Fqdn::from_dotted("upf1.example.net").unwrap());
+        Some(accepted_by(msg, node_id, f.seid + 1000))
     });
-    let (cp, mut cp_ch) = Endpoint::bind(config(cp_local()), any_port())
-        .await
-        .unwrap();
-    cp.associate(up.local_addr()).await.unwrap();
-    let e = timeout(WAIT, cp_ch.events.recv()).await.unwrap().unwrap();
+    let e = next_event(&mut cp_channels.events).await;
     assert!(matches!(e, PeerEvent::Associated { .. }));
     // Keep the CP's channels open for the test's lifetime (the endpoint stops without them
     // and without handles).
-    tokio::spawn(async move { while cp_ch.events.recv().await.is_some() {} });
+    tokio::spawn(async move { while cp_channels.events.recv().await.is_some() {} });
     (up, cp)
 }
 
