@@ -519,6 +519,15 @@ async fn report_events(
             PeerEvent::Failed { peer, node } => {
                 format!("{} stopped answering heartbeats", who(peer, node.as_ref()))
             }
+            PeerEvent::SessionsLost {
+                peer,
+                node,
+                sessions,
+            } => format!(
+                "{} sessions with {} are gone",
+                sessions.len(),
+                who(peer, node.as_ref())
+            ),
             other => format!("{other:?}"),
         };
         eprintln!("pfcp up: {text}");
