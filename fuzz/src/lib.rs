@@ -4,10 +4,10 @@
 //! to replay the corpus and the regressions under `cargo test` on stable: one copy of each
 //! harness, two drivers (libFuzzer here, the test suite there).
 //!
-//! * [`harness`] (`src/harness.rs`): the codec targets, replayed by
-//!   `crates/pfcp-wire/tests/fuzz_corpus.rs`.
-//! * [`overload`] (`src/overload.rs`): `overload_events`, replayed by
-//!   `crates/pfcp-overload/tests/fuzz_corpus.rs`.
+//! * [`harness`] (`src/harness.rs`, one module per target in `src/harness/`): the codec
+//!   targets, replayed by `crates/pfcp-wire/tests/fuzz_corpus.rs`.
+//! * [`overload`] (`src/overload.rs`, the CP and UP models in `src/overload/`):
+//!   `overload_events`, replayed by `crates/pfcp-overload/tests/fuzz_corpus.rs`.
 //! * [`throttle`] (`src/throttle.rs`): `throttle`, replayed by
 //!   `crates/pfcp-throttle/tests/fuzz_corpus.rs`.
 
