@@ -8,8 +8,8 @@
 //!   targets, replayed by `crates/pfcp-wire/tests/fuzz_corpus.rs`.
 //! * [`overload`] (`src/overload.rs`, the CP and UP models in `src/overload/`):
 //!   `overload_events`, replayed by `crates/pfcp-overload/tests/fuzz_corpus.rs`.
-//! * [`throttle`] (`src/throttle.rs`): `throttle`, replayed by
-//!   `crates/pfcp-throttle/tests/fuzz_corpus.rs`.
+//! * [`throttle`] (`src/throttle.rs`, the run and the routing checks in `src/throttle/`):
+//!   `throttle`, replayed by `crates/pfcp-throttle/tests/fuzz_corpus.rs`.
 
 #![forbid(unsafe_code)]
 
