@@ -110,7 +110,9 @@ mod summary;
 pub use args::{CpArgs, LossPacing, Select};
 pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
-pub use summary::{ClassSummary, EgressSummary, Latency, ReportTally, Summary, UpSummary};
+pub use summary::{
+    ClassSummary, EgressSummary, Latency, ReportTally, SteadySummary, Summary, UpSummary,
+};
 
 use associations::{associate_all, probe, release_all};
 use pacing::offer;
@@ -306,6 +308,9 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     ));
     let permits = Arc::new(Semaphore::new(args.max_outstanding));
     let start = now();
+    if args.warmup_secs > 0.0 {
+        lock(&state).count_steady_from(start + Duration::from_secs_f64(args.warmup_secs));
+    }
     let progress = tokio::spawn(report_progress(ctx.clone(), state.clone(), start));
     let events = tokio::spawn(report_events(
         channels.events,

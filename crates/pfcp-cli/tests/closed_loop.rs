@@ -37,6 +37,8 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
                     &secs,
                     "--seed",
                     &seed,
+                    "--warmup-secs",
+                    "2",
                     "--json",
                 ]))
             })
@@ -69,6 +71,27 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
         emergency >= arp2,
         "emergency {emergency:.3} < arp2 {arp2:.3}"
     );
+    // After the warm-up (`--warmup-secs`): the steady state, a subset of the whole run.
+    let steady_rate: f64 = summaries
+        .iter()
+        .map(|s| {
+            s["steady"]["succeeded_per_sec"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("no steady section: {s}"))
+        })
+        .sum();
+    for s in &summaries {
+        assert!(n(s, "/steady/offered") < n(s, "/offered"), "{s}");
+        assert!(n(s, "/steady/succeeded") <= n(s, "/succeeded"), "{s}");
+    }
+    let steady_emergency = sum("/steady/by_class/emergency/succeeded") as f64
+        / sum("/steady/by_class/emergency/offered").max(1) as f64;
+    println!("steady state: {steady_rate:.1} successes/s, emergency {steady_emergency:.3}");
+    assert!(
+        steady_rate >= 0.85 * CAPACITY as f64,
+        "steady goodput {steady_rate:.1}/s"
+    );
+    assert!(steady_emergency >= 0.95, "{steady_emergency:.3}");
 }
 
 #[test]

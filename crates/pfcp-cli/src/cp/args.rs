@@ -37,6 +37,11 @@ pub struct CpArgs {
     /// Session Modification Requests per session, between its establishment and deletion.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub modifications: u32,
+    /// Also summarise the requests that start after this many seconds (`steady` in the
+    /// summary): the steady state, without the first moments in which no OCI has reached the
+    /// CP yet and the UP's queue absorbs the whole storm. 0: no such section.
+    #[arg(long, default_value_t = 0.0, value_name = "SECS")]
+    pub warmup_secs: f64,
     /// How long a session stays established before its next step, in milliseconds (0: its
     /// next step is ready at once). Held sessions are what a UP function's Session Report
     /// Requests (`pfcp up --report-rate`) report on.
@@ -157,6 +162,12 @@ impl CpArgs {
 
     /// The checks clap cannot express; the message names the flag.
     pub(super) fn check(&self) -> Result<(), String> {
+        if !(self.warmup_secs.is_finite() && self.warmup_secs >= 0.0) {
+            return Err("--warmup-secs must be 0 or a positive number of seconds".into());
+        }
+        if self.warmup_secs >= self.duration_secs as f64 && self.warmup_secs > 0.0 {
+            return Err("--warmup-secs must be shorter than --duration-secs".into());
+        }
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return Err("--rate must be a positive number of requests per second".into());
         }

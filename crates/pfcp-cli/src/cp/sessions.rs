@@ -82,6 +82,8 @@ pub(super) struct Work {
     pub(super) session: Slot,
     pub(super) addr: SocketAddr,
     pub(super) profile: RequestProfile,
+    /// When it was offered (the steady-state tally counts by it).
+    pub(super) offered_at: tokio::time::Instant,
 }
 
 /// Everything the pacer, the transactions and the progress lines share.
@@ -125,6 +127,21 @@ pub(super) struct State {
     /// With `--track-state`: per classification label (`p3 arp registered+follows_admitted`),
     /// requests offered, sent and refused locally.
     pub(super) by_label: BTreeMap<String, LabelTally>,
+    /// With `--warmup-secs`: what requests started after the warm-up came to.
+    pub(super) steady: Option<Steady>,
+    /// Whether the request being settled started after the warm-up.
+    in_steady: bool,
+}
+
+/// The requests that started after the warm-up (`--warmup-secs`): the steady state, without
+/// the first seconds in which no OCI has reached the CP yet.
+#[derive(Debug)]
+pub(super) struct Steady {
+    /// When the warm-up ends.
+    pub(super) from: tokio::time::Instant,
+    pub(super) total: Tally,
+    pub(super) by_class: Vec<Tally>,
+    pub(super) latencies_us: Vec<u32>,
 }
 
 /// The requests of one classification label.
@@ -195,6 +212,8 @@ impl State {
             class_shed: vec![BTreeMap::new(); classes],
             levels: vec![Vec::new(); ups],
             by_label: BTreeMap::new(),
+            steady: None,
+            in_steady: false,
         }
     }
 
@@ -210,6 +229,12 @@ impl State {
     }
 
     fn record(&mut self, class: usize, step: Step, f: impl Fn(&mut Tally)) {
+        if let (true, Some(s)) = (self.in_steady, self.steady.as_mut()) {
+            f(&mut s.total);
+            if let Some(t) = s.by_class.get_mut(class) {
+                f(t);
+            }
+        }
         f(&mut self.total);
         if let Some(t) = self.by_class.get_mut(class) {
             f(t);
@@ -224,6 +249,16 @@ impl State {
         {
             f(t);
         }
+    }
+
+    /// Keep a steady-state tally of the requests that start at `from` or later.
+    pub(super) fn count_steady_from(&mut self, from: tokio::time::Instant) {
+        self.steady = Some(Steady {
+            from,
+            total: Tally::default(),
+            by_class: vec![Tally::default(); self.by_class.len()],
+            latencies_us: Vec::new(),
+        });
     }
 
     /// With sessions held `hold` after their establishment before their next step.
@@ -308,6 +343,8 @@ impl State {
                 }
             }
         }
+        let offered_at = crate::now();
+        self.in_steady = self.steady.as_ref().is_some_and(|s| offered_at >= s.from);
         self.record(session.class, step, |t| t.offered += 1);
         self.outstanding += 1;
         Some(Work {
@@ -316,6 +353,7 @@ impl State {
             session,
             addr,
             profile,
+            offered_at,
         })
     }
 
@@ -328,6 +366,8 @@ impl State {
         latency: Duration,
     ) {
         self.outstanding = self.outstanding.saturating_sub(1);
+        // Counted in the steady state if it was offered after the warm-up, as its offer was.
+        self.in_steady = self.steady.as_ref().is_some_and(|s| w.offered_at >= s.from);
         let (class, step) = (w.session.class, w.step);
         let mut holder = w.session.up;
         let mut accepted = false;
@@ -375,9 +415,14 @@ impl State {
                             accepted = true;
                             outcome = "succeeded";
                             self.record(class, step, |t| t.succeeded += 1);
+                            let us = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
                             if self.latencies_us.len() < MAX_SAMPLES {
-                                let us = u32::try_from(latency.as_micros()).unwrap_or(u32::MAX);
                                 self.latencies_us.push(us);
+                            }
+                            if let (true, Some(s)) = (self.in_steady, self.steady.as_mut()) {
+                                if s.latencies_us.len() < MAX_SAMPLES {
+                                    s.latencies_us.push(us);
+                                }
                             }
                             up_fseid = msg.f_seid().ok().flatten();
                         }

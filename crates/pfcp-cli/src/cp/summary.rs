@@ -211,6 +211,28 @@ pub struct Summary {
     pub by_classification: BTreeMap<String, LabelTally>,
     /// The UP functions' Session Report Requests this CP answered.
     pub reports: ReportTally,
+    /// With `--warmup-secs`: the requests that started after the warm-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadySummary>,
+}
+
+/// The steady state: the requests that started after `--warmup-secs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SteadySummary {
+    /// The warm-up left out, in seconds from the start of the offer.
+    pub from_secs: f64,
+    /// Seconds of offer after it.
+    pub secs: f64,
+    /// Over every class.
+    #[serde(flatten)]
+    pub total: Tally,
+    /// Successes per second.
+    pub succeeded_per_sec: f64,
+    /// Per class.
+    #[serde(serialize_with = "as_map")]
+    pub by_class: Vec<(String, Tally)>,
+    /// Latency of the successful transactions.
+    pub latency_ms: Latency,
 }
 
 /// Session Report Requests received (clause 7.5.8) and how they were answered.
@@ -323,6 +345,27 @@ impl Summary {
             egress,
             by_classification: st.by_label.clone(),
             reports: ctx.reports.snapshot(),
+            steady: st.steady.as_ref().map(|s| {
+                let from_secs = args.warmup_secs;
+                let secs = (secs - from_secs).max(0.0);
+                SteadySummary {
+                    from_secs,
+                    secs: (secs * 1000.0).round() / 1000.0,
+                    total: s.total,
+                    succeeded_per_sec: if secs > 0.0 {
+                        (s.total.succeeded as f64 / secs * 10.0).round() / 10.0
+                    } else {
+                        0.0
+                    },
+                    by_class: ctx
+                        .classes
+                        .iter()
+                        .zip(&s.by_class)
+                        .map(|(c, t)| (c.name.clone(), *t))
+                        .collect(),
+                    latency_ms: Latency::of(&s.latencies_us),
+                }
+            }),
         }
     }
 
@@ -454,6 +497,30 @@ impl Summary {
             for (name, c) in &self.by_class {
                 let _ = writeln!(s, "    {name:<15} {:?}", c.sessions_by_up);
             }
+        }
+        if let Some(st) = &self.steady {
+            let l = &st.latency_ms;
+            let classes: Vec<String> = st
+                .by_class
+                .iter()
+                .map(|(name, t)| {
+                    format!("{name} {:.3}", t.succeeded as f64 / t.offered.max(1) as f64)
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  after the first {} s ({} s): offered {}, succeeded {} ({}/s); success {}; \
+                 latency p50 {}, p90 {}, p99 {}",
+                st.from_secs,
+                st.secs,
+                st.total.offered,
+                st.total.succeeded,
+                st.succeeded_per_sec,
+                classes.join(", "),
+                ms(l.p50),
+                ms(l.p90),
+                ms(l.p99)
+            );
         }
         if self.reports != ReportTally::default() {
             let _ = writeln!(
