@@ -128,6 +128,14 @@ fn level(net: &Net, i: usize) -> u8 {
         .map_or(0, |e| e.level())
 }
 
+/// The CP's egress throttle of its connection to UP `i` (the test set one up).
+fn egress(net: &Net, i: usize) -> &pfcp_throttle::EgressThrottle {
+    net.cp
+        .cp()
+        .and_then(|c| c.egress_throttle(&up_key(i)))
+        .expect("the connection has an egress throttle")
+}
+
 /// A CP with `egress` on its connection to one UP function, associated.
 fn one_up(egress: EgressConfig) -> Net {
     let mut net = Net::new(
@@ -205,13 +213,7 @@ fn requests_with_priority_x_or_greater_are_allowed_emergency_requests_pass_every
     assert_eq!(level(&net, 0), 3);
     assert!(t[0].egress > t[0].offered * 9 / 10, "{:?}", t[0]);
     assert_eq!(t[1].to[0], t[1].offered, "emergency: {:?}", t[1]);
-    let stats = net
-        .cp
-        .cp()
-        .unwrap()
-        .egress_throttle(&up_key(0))
-        .unwrap()
-        .stats();
+    let stats = egress(&net, 0).stats();
     assert!(stats.sent_exempt >= t[1].offered);
 }
 
@@ -238,13 +240,7 @@ fn answers_are_never_throttled_but_count_in_the_emr() {
         |k| (0, (k % 2) as usize, router(3 * (k % 2) as u8)),
         &mut seid,
     );
-    let stats = *net
-        .cp
-        .cp()
-        .unwrap()
-        .egress_throttle(&up_key(0))
-        .unwrap()
-        .stats();
+    let stats = *egress(&net, 0).stats();
     let answered = net.ups[0]
         .node
         .peers()
@@ -409,7 +405,7 @@ fn forwarding_attempts_are_counted_only_when_a_request_is_sent_and_a_refused_che
         t[0]
     );
     for i in 0..2 {
-        let e = net.cp.cp().unwrap().egress_throttle(&up_key(i)).unwrap();
+        let e = egress(&net, i);
         let s = e.stats();
         // The refusals were checks, not offered load: the level stays where the answers put
         // it, and no request was counted on the preferred connections.
@@ -504,13 +500,7 @@ fn the_connection_counts_heartbeats_and_association_messages_as_management() {
     );
     net.associate_all();
     net.after(Duration::from_secs(1));
-    let stats = net
-        .cp
-        .cp()
-        .unwrap()
-        .egress_throttle(&up_key(0))
-        .unwrap()
-        .stats();
+    let stats = egress(&net, 0).stats();
     // The Association Setup Request (sent before the association named the UP function,
     // counted on its connection all the same) and a Heartbeat Request every 100 ms from
     // t = 100 ms to t = 1 s: 1 + 10.
@@ -623,13 +613,7 @@ fn session_report_responses_are_answers_counted_in_the_emr_and_never_throttled()
         reports += 1;
     }
     net.after(Duration::from_millis(50));
-    let stats = *net
-        .cp
-        .cp()
-        .unwrap()
-        .egress_throttle(&up_key(0))
-        .unwrap()
-        .stats();
+    let stats = *egress(&net, 0).stats();
     assert_eq!(net.cp_answered, reports);
     assert_eq!(stats.sent_answers, reports, "{stats:?}");
     assert_eq!(level(&net, 0), 3, "{stats:?}");

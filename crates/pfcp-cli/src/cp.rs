@@ -110,6 +110,7 @@ mod summary;
 pub use args::{CpArgs, LossPacing, Select};
 pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
+pub(crate) use summary::by_reason;
 pub use summary::{
     ClassSummary, EgressSummary, Latency, ReportTally, SteadySummary, Summary, UpSummary,
 };

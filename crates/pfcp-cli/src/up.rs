@@ -361,12 +361,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             t.skipped_outstanding
         );
         if !t.shed_by_reason.is_empty() {
-            let by: Vec<String> = t
-                .shed_by_reason
-                .iter()
-                .map(|(k, n)| format!("{k}: {n}"))
-                .collect();
-            eprintln!("pfcp up: reports shed by: {}", by.join(", "));
+            eprintln!(
+                "pfcp up: reports shed by: {}",
+                crate::cp::by_reason(&t.shed_by_reason)
+            );
         }
         for e in &report_egress {
             eprintln!("pfcp up: {}", e.render(&e.node_id));

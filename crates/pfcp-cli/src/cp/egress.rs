@@ -59,6 +59,20 @@ pub struct SetSpec {
     pub max_pending: Option<u32>,
 }
 
+impl SetSpec {
+    /// The set the `--*egress-max-rate`, `--*egress-levels` and `--*egress-level-only` flags
+    /// describe.
+    pub(crate) fn of_flags(max_rate: u32, levels: &str, level_only: bool) -> SetSpec {
+        SetSpec {
+            max_rate,
+            levels: Some(levels.to_owned()),
+            level_only,
+            burst: None,
+            max_pending: None,
+        }
+    }
+}
+
 /// The set of one UP function of the file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -215,13 +229,7 @@ impl Plan {
         }
         let flag_default = match args.egress_max_rate {
             Some(rate) => {
-                let spec = SetSpec {
-                    max_rate: rate,
-                    levels: Some(args.egress_levels.clone()),
-                    level_only: args.egress_level_only,
-                    burst: None,
-                    max_pending: None,
-                };
+                let spec = SetSpec::of_flags(rate, &args.egress_levels, args.egress_level_only);
                 Some(config_of("--egress-max-rate", &spec)?)
             }
             None => None,

@@ -547,7 +547,7 @@ impl Summary {
 }
 
 /// `reason: n, ...`.
-fn by_reason(m: &BTreeMap<String, u64>) -> String {
+pub(crate) fn by_reason(m: &BTreeMap<String, u64>) -> String {
     m.iter()
         .map(|(k, n)| format!("{k}: {n}"))
         .collect::<Vec<_>>()

@@ -139,13 +139,11 @@ impl ReportArgs {
         }
         let single = match self.report_egress_max_rate {
             Some(rate) => {
-                let spec = SetSpec {
-                    max_rate: rate,
-                    levels: Some(self.report_egress_levels.clone()),
-                    level_only: self.report_egress_level_only,
-                    burst: None,
-                    max_pending: None,
-                };
+                let spec = SetSpec::of_flags(
+                    rate,
+                    &self.report_egress_levels,
+                    self.report_egress_level_only,
+                );
                 Some(config_of("--report-egress-max-rate", &spec)?)
             }
             None => None,
