@@ -249,7 +249,7 @@ pub struct ReporterSpec {
     interval: DurSpec,
     /// `None`: learned.
     capacity: Option<FloatSpec>,
-    target_utilisation: FloatSpec,
+    target_load: FloatSpec,
     backlog_target: FloatSpec,
     drain_intervals: FloatSpec,
     feedback_delay: usize,

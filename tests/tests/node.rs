@@ -120,8 +120,13 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
     p.associate(0);
     let arp = RequestProfile::default().with_arp(&[9]);
     let mut ids = Vec::new();
+    // 400 over 200 ms: the storm outlasts the first control interval, so its later
+    // refusals carry the reporter's OCI, not only the short-lived overflow OCI.
     for i in 0..400u64 {
         ids.push(p.send(0, Step::Establish, 1 + i, 0, &arp));
+        if i % 2 == 1 {
+            p.after(Duration::from_millis(1));
+        }
     }
     p.after(Duration::from_secs(3));
     let responses: Vec<&Response> = ids
@@ -137,14 +142,15 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
     let first = priority(responses[0]).expect("MP set");
     assert!(responses.iter().all(|r| priority(r) == Some(first)));
     assert!(first.is_higher_than(MessagePriority::LOWEST));
-    // The UP refuses most of 400 at 100/s (they wait longer than the queue's 200 ms), and its
+    // The UP refuses most of 400 at 100/s (they would wait longer than the queue's 15 ms), and its
     // OCI reaches the CP although the CP's Node ID is an FQDN (the UP's per-peer state is keyed
     // by Node ID, learned in the association).
     let rejected = responses
         .iter()
         .filter(|r| r.cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION))
         .count();
-    assert!(rejected > 300, "{rejected}");
+    // Fewer than in one burst: once the OCI arrives, the CP sheds most of the storm itself.
+    assert!(rejected > 50, "{rejected}");
     assert!(responses.iter().any(|r| r
         .message()
         .unwrap()
@@ -183,9 +189,13 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     p.after(Duration::from_millis(50));
     assert!(p.outcome(first).unwrap().as_ref().unwrap().is_accepted());
     let upf = Destination::node(NodeKey::fqdn("upf1.example.net"));
-    // A storm: the UP's rejections teach the CP its reduction.
+    // A storm: the UP's rejections teach the CP its reduction. Over 200 ms, past the first
+    // control interval: the reporter's OCI (valid 30 s) follows the overflow OCI (2 s).
     for i in 0..400u64 {
         p.send(0, Step::Establish, 100 + i, 0, &arp);
+        if i % 2 == 1 {
+            p.after(Duration::from_millis(1));
+        }
     }
     p.after(Duration::from_secs(2));
     let told = p.cp.cp().unwrap().reduction(&upf, p.now);
@@ -211,7 +221,8 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
     let report = Message::decode(&sent.bytes).unwrap();
     assert_eq!(report.message_type(), MessageType::SESSION_REPORT_REQUEST);
     let oci = report.overload_control_information().unwrap().unwrap();
-    assert_eq!(oci.sequence_number, current.sequence_number);
+    // The reporter's metric (its number goes out shifted past the overflow OCIs of the storm,
+    // so that the CP takes it as newer: checked below, where the CP applies it).
     assert_eq!(oci.metric, current.metric);
     // Its load fell too, and the LCI goes with it (the CP supports LOAD).
     let lci = report.load_control_information().unwrap().unwrap();

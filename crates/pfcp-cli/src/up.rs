@@ -38,7 +38,7 @@ use pfcp_node::{
     AdmissionConfig, Channels, Endpoint, EndpointConfig, HandlerReply, LocalNode, PeerEvent,
     RequestView,
 };
-use pfcp_overload::{NodeKey, ReporterConfig};
+use pfcp_overload::NodeKey;
 use pfcp_sim::responder::{Answer, Responder};
 use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::{Cause, Encode};
@@ -84,6 +84,15 @@ pub struct UpArgs {
     /// one collapse under a storm.
     #[arg(long, default_value_t = 0.1, value_name = "SHARE")]
     pub rejection_cost: f64,
+    /// Longest a request waits in the queue before it is refused with cause 74, in
+    /// milliseconds: the bound on the latency of every request served. 0: no bound (then
+    /// give a --target-load below 1).
+    #[arg(long, default_value_t = 15, value_name = "MS")]
+    pub max_wait_ms: u64,
+    /// Arrivals the Overload Reduction Metric steers to, as a share of --capacity (0 to 2):
+    /// above 1, the bounded queue is never starved and sheds the surplus.
+    #[arg(long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
+    pub target_load: f64,
     /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
     /// says what it granted).
     #[arg(long, default_value_t = 8192, value_name = "KIB")]
@@ -136,6 +145,9 @@ fn run(args: &UpArgs) -> Result<(), String> {
     }
     if !(0.0..=1.0).contains(&args.rejection_cost) {
         return Err("--rejection-cost must be between 0 and 1".into());
+    }
+    if !(args.target_load > 0.0 && args.target_load <= 2.0) {
+        return Err("--target-load must be above 0 and at most 2".into());
     }
     args.reports.egress()?;
     up_runtime()?.block_on(serve(args))
@@ -203,7 +215,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     let node = node_key(&args.node_id)?;
     let node_ie = node_id_ie(&node)?;
     let validity = Duration::from_secs(args.validity_secs);
-    let reporter = ReporterConfig::default()
+    let reporter = AdmissionConfig::default_reporter()
+        .with_target_load(args.target_load)
         .with_node_scoped(!args.entity_scoped)
         .with_validity(validity)
         .with_refresh_before(validity.min(Duration::from_secs(5 * 4)) / 4);
@@ -211,6 +224,7 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .with_service_rate(Some(args.capacity))
         .with_queue_capacity(args.queue)
         .with_rejection_cost(args.rejection_cost)
+        .with_max_wait((args.max_wait_ms > 0).then(|| Duration::from_millis(args.max_wait_ms)))
         .with_reporter(reporter);
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
     let local = LocalNode::up(node.clone(), recovery_time_stamp());
@@ -266,9 +280,15 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {}", args.listen, io_error_text(&e)))?;
     let addr = endpoint.local_addr();
     eprintln!(
-        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
+        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {}, target load {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
         args.capacity,
         args.queue,
+        if args.max_wait_ms > 0 {
+            format!("{} ms", args.max_wait_ms)
+        } else {
+            "none".to_string()
+        },
+        args.target_load,
         args.rejection_cost,
         if args.entity_scoped {
             "entity-scoped"

@@ -29,8 +29,12 @@
 //! served last), which is handed back in [`Admit::Queued`]`.evicted` to be rejected; otherwise
 //! the newcomer is rejected ([`Admit::Rejected`]). Both answers carry cause 74, "PFCP entity
 //! in congestion": rejecting with a response rather than silence avoids retransmissions
-//! (digest 6.3). With [`AdmissionConfig::max_wait`](crate::admission::AdmissionConfig::max_wait), requests that waited longer are taken
-//! out and handed to [`UpAdmission::poll_expired`] (their CP has retransmitted or given up).
+//! (digest 6.3). Requests that waited longer than [`AdmissionConfig::max_wait`](crate::admission::AdmissionConfig::max_wait) (default
+//! 15 ms; [`AdmissionConfig::top_priority_max_wait`](crate::admission::AdmissionConfig::top_priority_max_wait), default 200 ms, for message priority 0)
+//! are taken out and handed to [`UpAdmission::poll_expired`], to be refused with cause 74: the
+//! bound on the latency of what is served. The reporter steers the arrivals a fifth above the
+//! capacity ([`AdmissionConfig::default_reporter`](crate::admission::AdmissionConfig::default_reporter)), so the short queue is never starved and sheds
+//! the surplus, lowest priority first.
 //!
 //! ## Service
 //!
@@ -222,6 +226,9 @@ pub struct UpAdmission {
     overflow: Overflow,
     stats: AdmissionStats,
 }
+
+/// The shortest wait limit, in service times of the service model.
+const MIN_WAIT_SERVICES: u32 = 4;
 
 impl UpAdmission {
     /// An empty admission whose first control interval starts at `now`.
@@ -428,7 +435,10 @@ impl UpAdmission {
         if self.service_step.is_some_and(|_| self.next_free > now) {
             return None;
         }
-        let waiting = self.dequeue(now)?;
+        let waiting = match self.service_step {
+            Some(_) => self.dequeue_served_at(now)?,
+            None => self.dequeue(now)?,
+        };
         if let Some(step) = self.service_step {
             let start = self.next_free.max(waiting.arrived);
             self.next_free = start.checked_add(step).unwrap_or(start);
@@ -488,8 +498,10 @@ impl UpAdmission {
             earliest(Some(self.next_free));
         }
         earliest(self.reporter.poll_timeout());
-        if let (Some(max_wait), Some(oldest)) = (self.config.max_wait, self.oldest_arrival()) {
-            earliest(oldest.checked_add(max_wait));
+        for (p, q) in self.queues.iter().enumerate() {
+            if let (Some(limit), Some(front)) = (self.wait_limit(p), q.front()) {
+                earliest(front.arrived.checked_add(limit));
+            }
         }
         t
     }
@@ -530,11 +542,20 @@ impl UpAdmission {
         })
     }
 
-    fn oldest_arrival(&self) -> Option<Instant> {
-        self.queues
-            .iter()
-            .filter_map(|q| q.front().map(|w| w.arrived))
-            .min()
+    /// How long a request of message priority `p` may wait: its configured limit, but at
+    /// least [`MIN_WAIT_SERVICES`] service times (a limit shorter than that would refuse
+    /// nearly everything that has to queue at all).
+    fn wait_limit(&self, p: usize) -> Option<Duration> {
+        let limit = if p == 0 {
+            self.config.top_priority_max_wait
+        } else {
+            self.config.max_wait
+        }?;
+        let floor = self
+            .service_step
+            .and_then(|s| s.checked_mul(MIN_WAIT_SERVICES))
+            .unwrap_or(Duration::ZERO);
+        Some(limit.max(floor))
     }
 
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {
@@ -545,15 +566,49 @@ impl UpAdmission {
         Some(waiting)
     }
 
+    /// The request the service model takes up at `next_free`, for a caller at `now`: the
+    /// highest priority among those that had arrived by then. A caller that polls late holds
+    /// requests that arrived after `next_free`; the model never chose them at that instant,
+    /// and taking one (served from its arrival) would leave the server idle in between while
+    /// older, lower-priority requests waited. If none had arrived, the earliest one.
+    fn dequeue_served_at(&mut self, now: Instant) -> Option<Waiting> {
+        self.sweep(now);
+        let at = self.next_free.min(now);
+        let index = self
+            .queues
+            .iter()
+            .position(|q| q.front().is_some_and(|w| w.arrived <= at))
+            .or_else(|| {
+                self.queues
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, q)| q.front().map(|w| (w.arrived, i)))
+                    .min()
+                    .map(|(_, i)| i)
+            })?;
+        let waiting = self.queues.get_mut(index)?.pop_front()?;
+        self.len -= 1;
+        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        Some(waiting)
+    }
+
     /// Move the requests that waited `max_wait` or longer to the expired list (not only
     /// longer: at exactly `max_wait` the deadline [`UpAdmission::poll_timeout`] gave is due,
     /// and leaving it would make that deadline come back at once, a busy loop).
+    ///
+    /// With a service model the wait ends when service is available, `next_free`, if that
+    /// comes before `now`: a caller that polls late (a timer that fires a millisecond after
+    /// its deadline, a task busy with a burst of datagrams) must not expire the requests the
+    /// model serves in its own time, or the queue refuses work while the server idles.
     fn sweep(&mut self, now: Instant) {
-        let Some(max_wait) = self.config.max_wait else {
-            return;
+        let now = match self.service_step {
+            Some(_) => now.min(self.next_free),
+            None => now,
         };
         let before = self.expired.len();
-        for q in &mut self.queues {
+        let limits: [Option<Duration>; PRIORITIES] = std::array::from_fn(|p| self.wait_limit(p));
+        for (q, limit) in self.queues.iter_mut().zip(limits) {
+            let Some(max_wait) = limit else { continue };
             while q
                 .front()
                 .is_some_and(|w| now.saturating_duration_since(w.arrived) >= max_wait)
@@ -580,10 +635,18 @@ impl UpAdmission {
     }
 
     /// A refusal's work delays the service model by `rejection_cost` of one service.
+    ///
+    /// While requests wait, the server is busy without a break, so the work goes at the end of
+    /// the model's schedule, `next_free`, even if that is before `now` (a caller that polls
+    /// late): from `now` it would throw away the service the model still owes.
     fn charge_refusal(&mut self, now: Instant) {
         if let Some(step) = self.service_step {
             if self.config.rejection_cost > 0.0 {
-                let start = self.next_free.max(now);
+                let start = if self.len > 0 {
+                    self.next_free
+                } else {
+                    self.next_free.max(now)
+                };
                 let cost = step.mul_f64(self.config.rejection_cost);
                 self.next_free = start.checked_add(cost).unwrap_or(start);
             }

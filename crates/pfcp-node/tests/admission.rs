@@ -164,7 +164,9 @@ fn overloaded_up_rejects_low_priority_establishments_with_valid_responses() {
 
 /// Clause 6.2.4.3: a UP function in overload advertises OCI. A burst in the first control
 /// interval, before the reporter has measured anything: every cause-74 rejection carries a
-/// node-scoped OCI with a metric above 0, which a decoder reads back.
+/// node-scoped OCI with a metric above 0, which a decoder reads back. (With a target load of
+/// 1: above it, the first few refusals are the surplus the target leaves to the queue, and
+/// carry none; the unit tests of the overflow metric cover that.)
 #[test]
 fn a_burst_in_the_first_interval_gets_an_oci_on_every_rejection() {
     let t0 = base();
@@ -172,7 +174,8 @@ fn a_burst_in_the_first_interval_gets_an_oci_on_every_rejection() {
     let mut up = UpAdmission::new(
         AdmissionConfig::new(NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into()))
             .with_service_rate(Some(1000.0))
-            .with_queue_capacity(8),
+            .with_queue_capacity(8)
+            .with_reporter(AdmissionConfig::default_reporter().with_target_load(1.0)),
         t0,
     )
     .unwrap();

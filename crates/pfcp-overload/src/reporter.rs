@@ -15,7 +15,7 @@
 //!    an average of the served count over intervals in which the UP was saturated (a backlog
 //!    remained), so it tracks the real service rate.
 //! 3. **Corrects on queueing**: the admitted target is
-//!    `A = C x target_utilisation - excess_backlog / drain_intervals`, a proportional term with
+//!    `A = C x target_load - excess_backlog / drain_intervals`, a proportional term with
 //!    gain `1/drain_intervals` (default 1/5 per interval, below the 1/4 at which a loop with one
 //!    interval of feedback delay is critically damped), so a backlog built during the onset
 //!    drains without windup or ringing.
@@ -284,8 +284,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         };
         let demand = m.arrived as f64 / admitted_share(applied);
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
-        let target = capacity * self.config.target_utilisation
-            - excess / self.config.drain_intervals.max(1.0);
+        let target =
+            capacity * self.config.target_load - excess / self.config.drain_intervals.max(1.0);
         if demand <= 0.0 || target >= demand {
             return 0;
         }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use pfcp_node::admission::WhenFull;
 use pfcp_node::cp::{CpConfig, Destination, LossMode};
 use pfcp_node::{AdmissionConfig, LocalNode, NodeConfig, PriorityPolicy, TransactionConfig};
-use pfcp_overload::{ControlLaw, NodeKey, ReporterConfig, UpSelector};
+use pfcp_overload::{ControlLaw, NodeKey, UpSelector};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::Encode;
@@ -45,19 +45,24 @@ pub fn up_config(
         Strategy::RandomLoss => ControlLaw::Utilisation,
         _ => ControlLaw::default(),
     };
-    let reporter = ReporterConfig::default()
+    let reporter = AdmissionConfig::default_reporter()
         .with_interval(Duration::from_millis(scenario.interval_ms))
-        .with_node_scoped(true)
         .with_law(law);
     let when_full = match strategy {
         Strategy::NoControl => WhenFull::Drop,
         _ => WhenFull::Reject,
+    };
+    // No control is a plain FIFO: nothing leaves it but by service or a full queue.
+    let max_wait = match strategy {
+        Strategy::NoControl => None,
+        _ => Some(AdmissionConfig::DEFAULT_MAX_WAIT),
     };
     let admission = AdmissionConfig::new(key.clone())
         .with_service_rate(Some(spec.capacity))
         .with_queue_capacity(spec.queue)
         .with_rejection_cost(scenario.rejection_cost)
         .with_when_full(when_full)
+        .with_max_wait(max_wait)
         .with_reporter(reporter);
     let priority = PriorityPolicy::default().with_trust_received(strategy != Strategy::NoControl);
     Some(

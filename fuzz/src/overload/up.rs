@@ -90,7 +90,7 @@ impl Up {
         let config = ReporterConfig::default()
             .with_interval(r.interval.get())
             .with_capacity(r.capacity.map(|c| c.get(100.0)))
-            .with_target_utilisation(r.target_utilisation.get(1.0))
+            .with_target_load(r.target_load.get(1.0))
             .with_backlog_target(r.backlog_target.get(0.0))
             .with_drain_intervals(r.drain_intervals.get(5.0))
             .with_feedback_delay(r.feedback_delay)

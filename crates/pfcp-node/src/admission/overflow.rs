@@ -4,8 +4,8 @@
 //! The reporter needs one closed control interval before it has a metric, and it publishes
 //! nothing while its last measurement said "not overloaded". A refusal in that window would
 //! otherwise go out without an OCI, and a cause 74 alone does not tell the CP function by how
-//! much to reduce. So the admission derives a metric from what it saw itself (the share of
-//! the requests offered that it refused), publishes it node-scoped with a short Period of
+//! much to reduce. So the admission derives a metric from what it saw itself (the cut that
+//! brings the requests offered down to the reporter's target), publishes it node-scoped with a short Period of
 //! Validity, and hands over to the reporter as soon as the reporter has something to say.
 //!
 //! ## Sequence numbers
@@ -38,9 +38,12 @@ use super::{PeerKey, UpAdmission};
 pub(super) struct Overflow {
     /// Added (wrapping) to the reporter's sequence numbers on the wire.
     bias: u32,
-    /// The offered and refused totals when the current control interval began: the first
-    /// overflow OCI of an episode measures from there.
+    /// The offered and refused totals when the current control interval began.
     interval_base: Counts,
+    /// The same when the previous interval began: the first overflow OCI of an episode
+    /// measures from there, so that its sample holds at least one whole interval (a burst of
+    /// refusals among the first few requests of an interval is no share of anything).
+    previous_base: Counts,
     /// The overflow OCI last issued, if any.
     current: Option<Issued>,
     /// Its Period of Validity as encoded, and the same as a duration.
@@ -90,6 +93,7 @@ impl Overflow {
         Ok(Overflow {
             bias: 0,
             interval_base: Counts::default(),
+            previous_base: Counts::default(),
             current: None,
             // What the CP function applies is the encoded timer (rounded up), so that is
             // what the UP function counts on too.
@@ -100,6 +104,7 @@ impl Overflow {
 
     /// A control interval began: later episodes count from here.
     pub(super) fn interval_started(&mut self, stats: &AdmissionStats) {
+        self.previous_base = self.interval_base;
         self.interval_base = Counts::of(stats);
     }
 
@@ -145,7 +150,7 @@ impl UpAdmission {
     pub(super) fn overflow_oci(&mut self, now: Instant) -> Option<OverloadControlInformation> {
         let reporter_sequence = self.reporter.sequence_number();
         let in_force = self.overflow.in_force(&self.reporter, now);
-        let base = in_force.map_or(self.overflow.interval_base, |i| i.base);
+        let base = in_force.map_or(self.overflow.previous_base, |i| i.base);
         let counts = Counts::of(&self.stats);
         let metric = overflow_metric(
             counts.offered.saturating_sub(base.offered),
@@ -216,10 +221,15 @@ impl UpAdmission {
     }
 }
 
-/// The metric an overflow tells: the share of the offered requests that were refused, in
-/// percent, rounded *up* to the reporter's step (a CP function that cuts that much sends no
-/// more than was admitted), at least one step, at most the reporter's highest publishable
-/// value. `None` if that is 0 (the reporter is configured never to ask for a reduction).
+/// The metric an overflow tells: the cut that brings the arrivals of the episode down to the
+/// reporter's target load (`1 - target_load x admitted / offered`, the feed-forward law on the
+/// episode's counts, where `admitted` is what the queue kept), in percent, rounded *up* to the
+/// reporter's step, at most its highest publishable value; one step for a refusal admission
+/// did not count (none counted in the episode). `None` when no cut is due: no
+/// request offered in the episode yet (refusals of requests that arrived before it, expired
+/// from the queue, say nothing of its arrivals), or a surplus within what the target allows
+/// (with a target above 1 the queue sheds a few requests by design, and an OCI for them would
+/// throttle the CP functions below the capacity).
 fn overflow_metric(offered: u64, refused: u64, config: &ReporterConfig) -> Option<u8> {
     let step = u64::from(config.step.max(1));
     // The reporter's own ceiling: `max_metric` (never above 100, clause 8.2.34) in steps.
@@ -227,18 +237,28 @@ fn overflow_metric(offered: u64, refused: u64, config: &ReporterConfig) -> Optio
     if cap == 0 {
         return None;
     }
-    let percent = match (offered, refused) {
-        // Refusals without offers (requests expired from an earlier interval): all of them.
-        (0, r) if r > 0 => 100,
-        // A refusal admission did not count (the application's channel was full): one step.
-        (0, _) => 0,
-        // In 128 bits: no overflow for any count.
-        (o, r) => {
-            let p = (u128::from(r) * 100).div_ceil(u128::from(o)).min(100);
-            u64::try_from(p).unwrap_or(100)
-        }
+    match (offered, refused) {
+        // The refusal at hand was not counted by admission (the application's channel was
+        // full): one step.
+        (_, 0) => return u8::try_from(step.min(cap)).ok(),
+        (0, _) => return None,
+        _ => {}
+    }
+    let admitted = offered.saturating_sub(refused) as f64 / offered as f64;
+    let target = if config.target_load.is_finite() && config.target_load > 0.0 {
+        config.target_load
+    } else {
+        1.0
     };
-    let metric = percent.div_ceil(step).saturating_mul(step).clamp(step, cap);
+    let percent = (100.0 * (1.0 - target * admitted)).clamp(0.0, 100.0);
+    if percent <= 1e-9 {
+        return None;
+    }
+    // Less a hair of rounding error, so that an exact 20 % (1 - 1.2 x 2/3) stays 20.
+    let metric = ((percent - 1e-9).ceil() as u64)
+        .div_ceil(step)
+        .saturating_mul(step)
+        .clamp(step, cap);
     u8::try_from(metric).ok()
 }
 

@@ -73,15 +73,28 @@ pub struct AdmissionConfig {
     /// with [`UpAdmission::pop`](crate::admission::UpAdmission::pop) and reports [`UpAdmission::served`](crate::admission::UpAdmission::served).
     pub service_rate: Option<f64>,
     /// Longest a request may wait before it is taken out for rejection with cause 74. Default
-    /// 200 ms: the queue is by priority, so under sustained load the lowest priorities could
-    /// otherwise wait until their CP retransmits (T1, seconds), a latency no one benefits from;
-    /// answered at once, the CP learns and moves on. `None`: no limit.
+    /// [`AdmissionConfig::DEFAULT_MAX_WAIT`] (15 ms): it bounds the latency of every request
+    /// served, whatever the load. The queue is by priority, so under sustained load the lowest
+    /// priorities would otherwise wait until their CP retransmits (T1, seconds); answered at
+    /// once, the CP learns and moves on. The reporter of [`AdmissionConfig::default_reporter`]
+    /// steers the arrivals a fifth above the capacity, so that this short queue is never
+    /// starved and sheds the surplus (see `docs/overload-control.md`, "Bounded wait"). `None`:
+    /// no limit; then give the reporter a target load below 1. With a service model the limit
+    /// is at least 4 service times (at 1000 requests per second, 4 ms). Requests of message priority
+    /// 0 have their own limit, [`AdmissionConfig::top_priority_max_wait`].
     pub max_wait: Option<Duration>,
+    /// Longest a request of message priority 0 may wait (eMPS and emergency requests, by the
+    /// classifier's defaults). Default [`AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT`]
+    /// (200 ms): they are the last traffic to shed (clause 6.2.4.5.1), so a burst of them
+    /// that the UP function serves within a fraction of a second is served, not refused for
+    /// the latency bound of the rest. `None`: no limit.
+    pub top_priority_max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
     /// without MP, default 15) is used here.
     pub classifier: ClassifierConfig,
     /// The Overload Reduction Metric reporter; its `interval` is the control interval. If
     /// `service_rate` is set and `capacity` is not, the capacity is `service_rate x interval`.
+    /// Default [`AdmissionConfig::default_reporter`].
     pub reporter: ReporterConfig,
     /// The Load Metric reporter.
     pub load_reporter: LoadReporterConfig,
@@ -105,19 +118,38 @@ pub struct AdmissionConfig {
 }
 
 impl AdmissionConfig {
+    /// The default [`AdmissionConfig::max_wait`].
+    pub const DEFAULT_MAX_WAIT: Duration = Duration::from_millis(15);
+    /// The default [`AdmissionConfig::top_priority_max_wait`].
+    pub const DEFAULT_TOP_PRIORITY_MAX_WAIT: Duration = Duration::from_millis(200);
+    /// The target load of [`AdmissionConfig::default_reporter`]: arrivals at 1.2 times the
+    /// capacity.
+    pub const DEFAULT_TARGET_LOAD: f64 = 1.2;
+
+    /// The reporter configuration [`AdmissionConfig::new`] starts from: node-scoped OCIs
+    /// (AOCI=1, clause 8.2.76) and a target load of [`AdmissionConfig::DEFAULT_TARGET_LOAD`],
+    /// the rest [`ReporterConfig::default`]. A UP function that sets its own reporter (a
+    /// validity, an interval) starts from this one to keep the pairing with the bounded wait.
+    pub fn default_reporter() -> ReporterConfig {
+        // The admission queue measures the whole UP function, so its OCI is node-scoped: a
+        // CP then applies it to new sessions too, whose PFCP entity is not known yet.
+        // Entity-scoped OCIs would leave establishments unthrottled while the metric,
+        // computed on all traffic, kept rising.
+        ReporterConfig::default()
+            .with_node_scoped(true)
+            .with_target_load(Self::DEFAULT_TARGET_LOAD)
+    }
+
     /// Defaults for a UP function with Node ID `node_id`.
     pub fn new(node_id: NodeKey) -> Self {
         AdmissionConfig {
             node_id,
             queue_capacity: 1024,
             service_rate: None,
-            max_wait: Some(Duration::from_millis(200)),
+            max_wait: Some(Self::DEFAULT_MAX_WAIT),
+            top_priority_max_wait: Some(Self::DEFAULT_TOP_PRIORITY_MAX_WAIT),
             classifier: ClassifierConfig::default(),
-            // The admission queue measures the whole UP function, so its OCI is node-scoped
-            // (AOCI=1, clause 8.2.76): a CP then applies it to new sessions too, whose PFCP
-            // entity is not known yet. Entity-scoped OCIs would leave establishments
-            // unthrottled while the metric, computed on all traffic, kept rising.
-            reporter: ReporterConfig::default().with_node_scoped(true),
+            reporter: Self::default_reporter(),
             load_reporter: LoadReporterConfig::default(),
             load_smoothing: 0.5,
             rejection_cost: 0.0,
@@ -153,6 +185,12 @@ impl AdmissionConfig {
     #[must_use]
     pub fn with_max_wait(mut self, max_wait: Option<Duration>) -> Self {
         self.max_wait = max_wait;
+        self
+    }
+    /// With `top_priority_max_wait` set (see the field).
+    #[must_use]
+    pub fn with_top_priority_max_wait(mut self, max_wait: Option<Duration>) -> Self {
+        self.top_priority_max_wait = max_wait;
         self
     }
     /// With `classifier` set (see the field).
@@ -256,7 +294,8 @@ pub struct AdmissionStats {
     pub rejected: u64,
     /// Queued requests evicted by a higher-priority arrival.
     pub evicted: u64,
-    /// Queued requests taken out after [`AdmissionConfig::max_wait`].
+    /// Queued requests taken out after [`AdmissionConfig::max_wait`] (or
+    /// [`AdmissionConfig::top_priority_max_wait`]).
     pub expired: u64,
     /// Requests served.
     pub served: u64,

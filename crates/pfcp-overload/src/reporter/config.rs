@@ -43,10 +43,15 @@ pub struct ReporterConfig {
     pub interval: Duration,
     /// Requests per interval the UP can serve, if known. Default `None`: learned.
     pub capacity: Option<f64>,
-    /// Share of capacity to admit. Default 0.97: the headroom absorbs the randomness of
-    /// arrivals, so that the queue (and the latency) stays short while the UP function runs
-    /// at 97 % of its capacity.
-    pub target_utilisation: f64,
+    /// Arrivals the metric steers to, as a share of the capacity, in `(0, 2]`. Default 0.97:
+    /// for a UP function whose queue is unbounded in time, the headroom absorbs the randomness
+    /// of arrivals, so that the queue (and the latency) stays short while it runs at 97 % of
+    /// its capacity. Above 1 only where the queueing delay is bounded and the surplus shed
+    /// cheaply (`pfcp-node`'s admission with its `max_wait` steers to 1.2): a short queue that
+    /// is never starved keeps the server busy through the bursts a closed loop cannot smooth,
+    /// and a refusal costs a fraction of a served request, so a surplus costs far less
+    /// goodput than a shortfall (`docs/overload-control.md`, "Bounded wait").
+    pub target_load: f64,
     /// Backlog (requests) tolerated before the drain term acts. Default 0.
     pub backlog_target: f64,
     /// Intervals over which to drain an excess backlog. Default 5.
@@ -88,7 +93,7 @@ impl Default for ReporterConfig {
         ReporterConfig {
             interval: Duration::from_millis(100),
             capacity: None,
-            target_utilisation: 0.97,
+            target_load: 0.97,
             backlog_target: 0.0,
             drain_intervals: 5.0,
             feedback_delay: 1,
@@ -124,9 +129,9 @@ impl ReporterConfig {
                 return Err(E::Capacity(c));
             }
         }
-        let u = self.target_utilisation;
-        if !(u > 0.0 && u <= 1.0) {
-            return Err(E::TargetUtilisation(u));
+        let u = self.target_load;
+        if !(u > 0.0 && u <= 2.0) {
+            return Err(E::TargetLoad(u));
         }
         if !(self.backlog_target.is_finite() && self.backlog_target >= 0.0) {
             return Err(E::BacklogTarget(self.backlog_target));
@@ -150,13 +155,13 @@ impl ReporterConfig {
         Ok(())
     }
 
-    /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: full
-    /// target utilisation, backlog drained over 5 intervals, 5-point steps, a dwell of 3):
+    /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: a
+    /// target load of 1, backlog drained over 5 intervals, 5-point steps, a dwell of 3):
     /// for comparisons and for callers that relied on it.
     pub fn feed_forward() -> Self {
         ReporterConfig {
             law: ControlLaw::FeedForward,
-            target_utilisation: 1.0,
+            target_load: 1.0,
             drain_intervals: 5.0,
             ..ReporterConfig::default()
         }
@@ -174,10 +179,10 @@ impl ReporterConfig {
         self.capacity = capacity;
         self
     }
-    /// With `target_utilisation` set (see the field).
+    /// With `target_load` set (see the field).
     #[must_use]
-    pub fn with_target_utilisation(mut self, target_utilisation: f64) -> Self {
-        self.target_utilisation = target_utilisation;
+    pub fn with_target_load(mut self, target_load: f64) -> Self {
+        self.target_load = target_load;
         self
     }
     /// With `backlog_target` set (see the field).
@@ -274,8 +279,8 @@ pub enum ReporterConfigError {
     ZeroInterval,
     /// `capacity` is not a positive, finite number of requests per interval.
     Capacity(f64),
-    /// `target_utilisation` is outside `(0, 1]`.
-    TargetUtilisation(f64),
+    /// `target_load` is outside `(0, 2]`.
+    TargetLoad(f64),
     /// `backlog_target` is negative or not finite.
     BacklogTarget(f64),
     /// `drain_intervals` is below 1 or not finite.
@@ -296,8 +301,8 @@ impl fmt::Display for ReporterConfigError {
         match self {
             Self::ZeroInterval => write!(f, "interval must be longer than zero"),
             Self::Capacity(c) => write!(f, "capacity must be a positive finite number, got {c}"),
-            Self::TargetUtilisation(u) => {
-                write!(f, "target_utilisation must be in (0, 1], got {u}")
+            Self::TargetLoad(u) => {
+                write!(f, "target_load must be in (0, 2], got {u}")
             }
             Self::BacklogTarget(b) => {
                 write!(

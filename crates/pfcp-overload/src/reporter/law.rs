@@ -38,6 +38,10 @@ pub enum ControlLaw {
     Utilisation,
 }
 
+/// The load a target above it falls back to when the rest of the traffic cannot make up the
+/// surplus: the priority requests a bounded queue keeps wait in it like in an unbounded one,
+/// and 3 % of headroom absorbs the randomness of their arrivals.
+const PRIORITY_LOAD: f64 = 0.97;
 /// Gain of the integral trim, per interval (in the log of the admitted share).
 const TRIM_GAIN: f64 = 0.25;
 /// The trim integrates only while the arrivals are within this factor (in log) of the target:
@@ -100,12 +104,19 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return 0;
         };
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
+        let arrived = m.arrived as f64;
+        let now_exempt = std::mem::take(&mut self.exempt) as f64;
+        // A target above the capacity leaves a surplus for a bounded queue to shed, and such a
+        // queue sheds the lower priorities first: priority requests beyond the capacity would
+        // wait instead. So the surplus is at most what the rest of the traffic brings.
+        // The priority requests the queue keeps get the headroom of an unbounded queue.
+        let base = self.config.target_load.min(PRIORITY_LOAD);
+        let surplus = (capacity * (self.config.target_load - base)).max(0.0);
+        let full = capacity * base + surplus.min((arrived - now_exempt).max(0.0));
         // The drain never takes more than half the capacity: a backlog is worth some latency,
         // not a cut so deep that priority traffic, exempt only while the rest can make up the
         // reduction (6.2.4.5.1), is throttled to drain it.
-        let full = capacity * self.config.target_utilisation;
         let target = (full - excess / self.config.drain_intervals.max(1.0)).max(full * MIN_TARGET);
-        let arrived = m.arrived as f64;
         let smoothed = self.law.demand;
         let demand = if smoothed > 0.0 && demand > 0.0 && (demand / smoothed).ln().abs() < STEP_BAND
         {
@@ -127,7 +138,6 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         // Priority requests come in bursts (an emergency session's modification and deletion
         // follow its establishment): smoothed, their share of the demand is what the rest of
         // the traffic must make room for.
-        let now_exempt = std::mem::take(&mut self.exempt) as f64;
         self.law.exempt = if self.law.exempt > 0.0 {
             SMOOTHING * now_exempt + (1.0 - SMOOTHING) * self.law.exempt
         } else {
@@ -135,9 +145,13 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         };
         let exempt = self.law.exempt.max(now_exempt * SMOOTHING);
         let mut min = self.min_admit();
-        if exempt > 0.0 && exempt < full && demand > 0.0 {
+        // The room priority traffic may take: what the UP function serves, less the backlog
+        // drain. Not the target when it lies above the capacity: the surplus is the bounded
+        // queue's to shed, and only the lower priorities leave it early.
+        let room = target.min(capacity);
+        if exempt > 0.0 && exempt < room && demand > 0.0 {
             // Priority traffic fits: ask for no reduction the rest cannot make up alone.
-            min = min.max(((EXEMPT_MARGIN * exempt).min(full) / demand).min(1.0));
+            min = min.max(((EXEMPT_MARGIN * exempt).min(room) / demand).min(1.0));
         }
         let mut a = (ff * self.law.trim.exp()).min(self.law.admit * MAX_RELAX);
         if a >= 1.0 {

@@ -226,17 +226,17 @@ fn validate_refuses_each_field_out_of_its_documented_range() {
         ),
         (
             ReporterConfig {
-                target_utilisation: 1.5,
+                target_load: 2.5,
                 ..ok.clone()
             },
-            E::TargetUtilisation(1.5),
+            E::TargetLoad(2.5),
         ),
         (
             ReporterConfig {
-                target_utilisation: 0.0,
+                target_load: 0.0,
                 ..ok.clone()
             },
-            E::TargetUtilisation(0.0),
+            E::TargetLoad(0.0),
         ),
         (
             ReporterConfig {
@@ -295,10 +295,10 @@ fn validate_refuses_each_field_out_of_its_documented_range() {
     }
     // NaN is refused wherever a number is expected.
     let nan = ReporterConfig {
-        target_utilisation: f64::NAN,
+        target_load: f64::NAN,
         ..ok.clone()
     };
-    assert!(matches!(nan.validate(), Err(E::TargetUtilisation(u)) if u.is_nan()));
+    assert!(matches!(nan.validate(), Err(E::TargetLoad(u)) if u.is_nan()));
     let nan = ReporterConfig {
         min_change: f64::NAN,
         ..ok

@@ -53,6 +53,14 @@ fn modification(seq: u32, p: u8) -> QueuedRequest {
     }
 }
 
+/// A target load of 1 (the overflow metric is then the refused share) and no wait limit (the
+/// requests queued stay for as long as a test runs).
+fn share_config() -> AdmissionConfig {
+    AdmissionConfig::new(up_node())
+        .with_max_wait(None)
+        .with_reporter(AdmissionConfig::default_reporter().with_target_load(1.0))
+}
+
 fn admission(config: AdmissionConfig, now: Instant) -> UpAdmission {
     let mut up = UpAdmission::new(config, now).unwrap();
     up.set_peer_support(cp_node(), true, true);
@@ -103,8 +111,9 @@ fn refusals_in_the_first_interval_carry_an_overflow_oci() {
     assert_eq!(up.overload_metric(), 0, "the reporter has no metric yet");
     assert_eq!(ocis.len(), 8);
     let metrics: Vec<u8> = ocis.iter().map(|o| o.metric.percent()).collect();
-    // Refused over offered, rounded up to the 5-point step: 1/3, 2/4, 3/5, 4/6, ... 8/10.
-    assert_eq!(metrics, [35, 50, 60, 70, 75, 75, 80, 80]);
+    // The cut that brings the offered requests to 1.2 times what the queue kept (the default
+    // target load), rounded up to the 5-point step: 1 - 1.2 x 2/3, 1 - 1.2 x 2/4, ... 2/10.
+    assert_eq!(metrics, [20, 40, 55, 60, 70, 70, 75, 80]);
     for (prev, o) in ocis.iter().zip(&ocis[1..]) {
         // A new number when the value rises, the same one when it does not.
         let newer = o.sequence_number.0 > prev.sequence_number.0;
@@ -130,7 +139,7 @@ fn refusals_in_the_first_interval_carry_an_overflow_oci() {
 fn the_reporter_takes_over_with_newer_numbers_at_the_cp() {
     let t0 = base();
     let mut up = admission(
-        AdmissionConfig::new(up_node())
+        share_config()
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(10),
         t0,
@@ -189,7 +198,7 @@ fn the_reporter_takes_over_with_newer_numbers_at_the_cp() {
 fn without_refusals_nothing_changes_on_the_wire() {
     let t0 = base();
     let mut up = admission(
-        AdmissionConfig::new(up_node())
+        share_config()
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(1000),
         t0,
@@ -212,7 +221,7 @@ fn without_refusals_nothing_changes_on_the_wire() {
 #[test]
 fn only_peers_with_ovrl_and_only_types_that_carry_oci() {
     let t0 = base();
-    let mut up = admission(AdmissionConfig::new(up_node()).with_queue_capacity(0), t0);
+    let mut up = admission(share_config().with_queue_capacity(0), t0);
     let other = NodeKey::fqdn("smf2.example.net");
     up.set_peer_support(other.clone(), false, true);
     let now = t0 + MS;
@@ -233,7 +242,7 @@ fn refreshed_while_refusals_go_on_and_expires_when_they_stop() {
     let t0 = base();
     // No service rate and nothing dequeued: the reporter never learns a capacity, so its
     // metric stays 0 and only the overflow OCI speaks.
-    let mut up = admission(AdmissionConfig::new(up_node()).with_queue_capacity(1), t0);
+    let mut up = admission(share_config().with_queue_capacity(1), t0);
     let first = burst(&mut up, 0, 5, t0 + MS);
     assert_eq!(first.len(), 4);
     let a = *first.last().unwrap();
@@ -264,7 +273,7 @@ fn refreshed_while_refusals_go_on_and_expires_when_they_stop() {
 fn replaces_the_reporters_older_zero_while_in_force() {
     let t0 = base();
     let mut up = admission(
-        AdmissionConfig::new(up_node())
+        share_config()
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(10),
         t0,
@@ -300,13 +309,16 @@ fn replaces_the_reporters_older_zero_while_in_force() {
 }
 
 #[test]
-fn metric_is_the_refused_share_rounded_up_to_a_step() {
+fn metric_is_the_cut_to_the_target_rounded_up_to_a_step() {
+    // Target load 1: the cut is the refused share.
     let c = ReporterConfig::feed_forward(); // step 5, max 95
     assert_eq!(overflow_metric(3, 1, &c), Some(35)); // 33.3 % -> 35
     assert_eq!(overflow_metric(10, 5, &c), Some(50));
     assert_eq!(overflow_metric(100, 1, &c), Some(5)); // at least one step
     assert_eq!(overflow_metric(10, 10, &c), Some(95)); // the reporter's ceiling
-    assert_eq!(overflow_metric(0, 3, &c), Some(95));
+                                                       // Refusals of requests offered before the episode (expired from the queue): no cut.
+    assert_eq!(overflow_metric(0, 3, &c), None);
+    // A refusal admission did not count: one step.
     assert_eq!(overflow_metric(0, 0, &c), Some(5));
     assert_eq!(overflow_metric(7, 0, &c), Some(5));
     assert_eq!(overflow_metric(u64::MAX, u64::MAX, &c), Some(95));
@@ -322,6 +334,13 @@ fn metric_is_the_refused_share_rounded_up_to_a_step() {
     assert_eq!(overflow_metric(3, 1, &c), Some(34)); // step 0 reads as 1; never above 100
     let c = ReporterConfig::feed_forward().with_max_metric(4); // below one step: never asks
     assert_eq!(overflow_metric(3, 1, &c), None);
+    // Target load 1.2: a surplus of up to a fifth above the capacity is the queue's to shed.
+    let c = ReporterConfig::feed_forward().with_target_load(1.2);
+    assert_eq!(overflow_metric(120, 20, &c), None); // 1 - 1.2 x 100/120 = 0
+    assert_eq!(overflow_metric(150, 30, &c), Some(5)); // 1 - 1.2 x 120/150 = 4 % -> 5
+    assert_eq!(overflow_metric(1000, 900, &c), Some(90)); // 1 - 1.2 x 0.1 = 88 % -> 90
+    assert_eq!(overflow_metric(200, 100, &c), Some(40)); // 1 - 1.2 x 0.5 = 40 %
+    assert_eq!(overflow_metric(10, 10, &c), Some(95));
 }
 
 #[test]
@@ -329,16 +348,13 @@ fn invalid_validity_is_refused() {
     let t0 = base();
     for v in [Duration::ZERO, Duration::from_secs(10 * 3600 * 40)] {
         assert!(matches!(
-            UpAdmission::new(
-                AdmissionConfig::new(up_node()).with_overflow_oci_validity(v),
-                t0
-            ),
+            UpAdmission::new(share_config().with_overflow_oci_validity(v), t0),
             Err(AdmissionConfigError::OverflowOciValidity(_))
         ));
     }
     // Rounded up to what the Timer IE encodes: 3 s -> 4 s (2 x 2 s).
     let mut up = admission(
-        AdmissionConfig::new(up_node())
+        share_config()
             .with_queue_capacity(0)
             .with_overflow_oci_validity(Duration::from_secs(3)),
         t0,
@@ -356,7 +372,7 @@ fn epoch_numbers_start_from_the_epoch_clock_and_stay_below_the_reporters() {
     let t0 = epoch + Duration::from_secs(1000);
     let sequence = pfcp_overload::SequenceMode::EpochSeconds { epoch, offset: 5 };
     let mut up = admission(
-        AdmissionConfig::new(up_node())
+        share_config()
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(10)
             .with_reporter(
