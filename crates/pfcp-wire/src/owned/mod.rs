@@ -21,9 +21,9 @@
 //! canonical message (spare bits 0, no MP bit on node headers): the IE octets are copied, not
 //! re-encoded.
 
-use crate::encode::Sink;
+use crate::encode::{Sink, SMALL_WRITE};
 use crate::error::{DecodeError, EncodeError};
-use crate::header::{Header, MessagePriority, SequenceNumber, SESSION_HEADER_LEN};
+use crate::header::{Header, MessagePriority, SequenceNumber};
 use crate::ie::{IeIter, RawIe};
 use crate::message::Message;
 use crate::message_type::MessageType;
@@ -171,10 +171,12 @@ impl OwnedMessage {
         // The Message Length counts the octets after the first 4 (clause 7.2.2.1).
         let length = total - 4;
         let len = u16::try_from(length).map_err(|_| EncodeError::LengthOverflow(length))?;
-        let mut head = [0u8; SESSION_HEADER_LEN];
+        // The header as one fixed-size write cut to length (no variable-length copy for it),
+        // then the IE octets in one copy.
+        let mut head = [0u8; SMALL_WRITE];
         h.write(&mut head, len)
             .ok_or(EncodeError::InvalidValue("header"))?;
-        out.put(head.get(..header_len).unwrap_or_default())?;
+        out.put_small(&head, header_len)?;
         out.put(&self.body)?;
         Ok(total)
     }
