@@ -21,7 +21,8 @@
 //!   Creation, ... with builders and an owned form ([`ie::IntoOwned`]).
 //! * **Encoding** ([`encode`]): exact `encoded_len`, writing into a caller's buffer, a `Vec` or
 //!   `BytesMut` (feature `bytes`) with lengths patched in place.
-//! * **Owned form** ([`owned::OwnedMessage`], lossless, serde behind the `serde` feature).
+//! * **Owned form** ([`owned::OwnedMessage`], lossless and wire-backed: one buffer of IE
+//!   octets, edits that keep the grouped Lengths right; serde behind the `serde` feature).
 //!
 //! Every decoder is a total function: any input gives `Ok` or a [`DecodeError`] naming what,
 //! where (offset) and in which IE. The crate forbids `unsafe` and denies `unwrap`, `expect`,

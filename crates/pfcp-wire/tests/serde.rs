@@ -75,8 +75,47 @@ fn owned_messages_keep_short_and_long_values() {
     let back: OwnedMessage = serde_json::from_str(&json).unwrap();
     assert_eq!(back, owned);
     assert_eq!(back.to_bytes().unwrap(), msg);
-    let IeContent::Grouped(members) = &owned.ies[0].content else {
+    let ies = owned.to_ies();
+    let IeContent::Grouped(members) = &ies[0].content else {
         panic!("Create PDR is grouped")
     };
     assert!(matches!(&members[0].content, IeContent::Raw(v) if v.as_slice() == [0, 1]));
 }
+
+/// The JSON shape of the owned message, pinned: the header fields (`null` for absent
+/// options), then the IEs as trees (`value` in hex, or `ies` for grouped types, and
+/// `enterprise_id` only on vendor IEs). The wire-backed form writes what the tree form wrote.
+#[test]
+fn owned_message_json_shape_is_pinned() {
+    // Session Establishment Request (S=1, MP=1 priority 5) with a Create PDR { PDR ID, PDI {
+    // Source Interface } } and a vendor IE (Enterprise ID 10415).
+    let b = pfcp_wire::owned::parse_hex(
+        "23320028000000000000000100000250\
+         0001000f003800020001000200050014000100\
+         800200052 8af010203"
+            .replace(' ', "")
+            .as_str(),
+    )
+    .unwrap();
+    let m = Message::decode(&b).unwrap();
+    let owned = OwnedMessage::from_message(&m).unwrap();
+    let json = serde_json::to_string(&owned).unwrap();
+    assert_eq!(json, EXPECTED_JSON);
+    let back: OwnedMessage = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.to_bytes().unwrap(), b);
+    // Left-out options and FO read as absent; unknown keys are ignored.
+    let node: OwnedMessage = serde_json::from_str(
+        r#"{"frame":3,"message_type":1,"sequence":7,"ies":[{"type":96,"value":"e51d5f00"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        node.to_bytes().unwrap(),
+        pfcp_wire::owned::parse_hex("2001000c0000070000600004e51d5f00").unwrap()
+    );
+}
+
+const EXPECTED_JSON: &str = concat!(
+    r#"{"message_type":50,"seid":1,"sequence":2,"priority":5,"follow_on":false,"ies":["#,
+    r#"{"type":1,"ies":[{"type":56,"value":"0001"},{"type":2,"ies":[{"type":20,"value":"00"}]}]},"#,
+    r#"{"type":32770,"enterprise_id":10415,"value":"010203"}]}"#
+);

@@ -217,7 +217,7 @@ pub(crate) fn wire_owned(msgs: &[Vec<u8>]) -> u64 {
     for b in msgs {
         let m = Message::decode(black_box(b)).expect("decode");
         let o = OwnedMessage::from_message(&m).expect("owned");
-        acc = acc.wrapping_add(o.ies.len() as u64);
+        acc = acc.wrapping_add(o.body().len() as u64);
     }
     acc
 }

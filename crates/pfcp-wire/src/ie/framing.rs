@@ -172,4 +172,4 @@ fn framing_error(
 const SMALL_STACK: usize = 16;
 
 /// Deepest nesting [`check_framing`] follows whatever the configured limit.
-pub(super) const MAX_STACK: usize = 64;
+pub(crate) const MAX_STACK: usize = 64;

@@ -36,7 +36,7 @@ pub(crate) mod value;
 mod volume;
 
 pub use framing::check_framing;
-pub(crate) use framing::walk_checked;
+pub(crate) use framing::{check_framing_in, walk_checked, MAX_STACK as MAX_FRAMING_DEPTH};
 pub(crate) use type_table::with_typed_ies;
 
 grouped::owned_is_self!(

@@ -1,36 +1,11 @@
-//! An owned, lossless form of a message: every IE kept (unknown and vendor IEs included),
-//! grouped IEs as trees. With the `serde` feature it is the JSON form of the `pfcp` CLI.
-//!
-//! `OwnedMessage::from_message(&m).to_bytes()` reproduces the input byte for byte for every
-//! canonical message (spare bits 0, no MP bit on node headers).
+//! The tree form of an IE ([`OwnedIe`]): what the mutation methods of
+//! [`OwnedMessage`](super::OwnedMessage) take and give back, and the element of its JSON
+//! form. A tree is encoded into the message's buffer when it is added, so the message itself
+//! never holds one.
 
-use crate::encode::{Encode, MessageWriter, Sink};
+use crate::encode::{Encode, Sink};
 use crate::error::{DecodeError, EncodeError};
-use crate::header::{Header, MessagePriority, SequenceNumber};
 use crate::ie::{EnterpriseId, IeType, RawIe, IE_HEADER_LEN};
-use crate::message::Message;
-use crate::message_type::MessageType;
-
-/// An owned message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct OwnedMessage {
-    /// Message type.
-    pub message_type: MessageType,
-    /// SEID (S=1) or `None` (S=0).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub seid: Option<u64>,
-    /// Header sequence number.
-    pub sequence: SequenceNumber,
-    /// Message priority (MP=1).
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub priority: Option<MessagePriority>,
-    /// FO flag.
-    #[cfg_attr(feature = "serde", serde(default))]
-    pub follow_on: bool,
-    /// Top-level IEs in order.
-    pub ies: Vec<OwnedIe>,
-}
 
 /// An owned IE.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,11 +170,11 @@ mod value_serde {
     use super::IeValue;
 
     pub(super) fn serialize<S: Serializer>(v: &IeValue, s: S) -> Result<S::Ok, S::Error> {
-        super::hex_serde::serialize(v.as_slice(), s)
+        crate::owned::hex::hex_serde::serialize(v.as_slice(), s)
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<IeValue, D::Error> {
-        super::hex_serde::deserialize(d).map(IeValue::from)
+        crate::owned::hex::hex_serde::deserialize(d).map(IeValue::from)
     }
 }
 
@@ -210,6 +185,33 @@ fn count(ies: &crate::ie::IeIter<'_>) -> usize {
 }
 
 impl OwnedIe {
+    /// A non-grouped IE with `value` (no Enterprise ID: for types below 32 768).
+    pub fn raw(ie_type: IeType, value: &[u8]) -> OwnedIe {
+        OwnedIe {
+            ie_type,
+            enterprise_id: None,
+            content: IeContent::Raw(IeValue::new(value)),
+        }
+    }
+
+    /// A vendor-specific IE (clause 8.1.1: types from 32 768 carry an Enterprise ID).
+    pub fn vendor(ie_type: IeType, enterprise_id: EnterpriseId, value: &[u8]) -> OwnedIe {
+        OwnedIe {
+            ie_type,
+            enterprise_id: Some(enterprise_id),
+            content: IeContent::Raw(IeValue::new(value)),
+        }
+    }
+
+    /// A grouped IE with `members` (clause 7.2.3.3).
+    pub fn grouped(ie_type: IeType, members: Vec<OwnedIe>) -> OwnedIe {
+        OwnedIe {
+            ie_type,
+            enterprise_id: None,
+            content: IeContent::Grouped(members),
+        }
+    }
+
     /// Copy a raw IE; grouped IE types (as TS 29.244 defines them) become trees.
     pub fn from_raw(ie: &RawIe<'_>) -> Result<OwnedIe, DecodeError> {
         let content = if ie.ie_type().is_grouped() {
@@ -306,182 +308,6 @@ impl Encode for OwnedIe {
                 let len = u16::try_from(body).map_err(|_| EncodeError::LengthOverflow(body))?;
                 out.patch(start + 2, &len.to_be_bytes())
             }
-        }
-    }
-}
-
-impl OwnedMessage {
-    /// Copy a decoded message.
-    pub fn from_message(m: &Message<'_>) -> Result<OwnedMessage, DecodeError> {
-        let top = m.ies();
-        let mut ies = Vec::with_capacity(count(&top));
-        for ie in top {
-            ies.push(OwnedIe::from_raw(&ie?)?);
-        }
-        let h = m.header();
-        Ok(OwnedMessage {
-            message_type: h.message_type,
-            seid: h.seid,
-            sequence: h.sequence,
-            priority: h.priority,
-            follow_on: h.follow_on,
-            ies,
-        })
-    }
-
-    /// The header these fields describe.
-    pub fn header(&self) -> Header {
-        let mut h = Header::new(self.message_type)
-            .with_sequence(self.sequence)
-            .with_follow_on(self.follow_on);
-        if let Some(s) = self.seid {
-            h = h.with_seid(s);
-        }
-        if let Some(p) = self.priority {
-            h = h.with_priority(p);
-        }
-        h
-    }
-
-    /// Exact octets [`OwnedMessage::encode`] writes.
-    pub fn encoded_len(&self) -> usize {
-        self.header().encoded_len() + self.ies.iter().map(Encode::encoded_len).sum::<usize>()
-    }
-
-    /// Write the message.
-    pub fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<usize, EncodeError> {
-        let mut w = MessageWriter::begin(out, &self.header())?;
-        for ie in &self.ies {
-            w.ie(ie)?;
-        }
-        w.finish()
-    }
-
-    /// The message as a new vector.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut v = Vec::with_capacity(self.encoded_len());
-        self.encode(&mut v)?;
-        Ok(v)
-    }
-}
-
-#[cfg(feature = "serde")]
-mod hex_serde {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(v.len() * 2);
-        for &b in v {
-            out.push(char::from(
-                HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
-            ));
-            out.push(char::from(
-                HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
-            ));
-        }
-        s.serialize_str(&out)
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        crate::owned::parse_hex(&s).ok_or_else(|| serde::de::Error::custom("invalid hex string"))
-    }
-}
-
-/// Serde for `Cow<[u8]>` as lowercase hex (the typed octet-string IEs).
-#[cfg(feature = "serde")]
-pub(crate) mod cow_hex {
-    use std::borrow::Cow;
-
-    use serde::{Deserializer, Serializer};
-
-    #[allow(clippy::ptr_arg)] // serde's `with` hands the field by reference
-    pub(crate) fn serialize<S: Serializer>(v: &Cow<'_, [u8]>, s: S) -> Result<S::Ok, S::Error> {
-        super::hex_serde::serialize(v, s)
-    }
-
-    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Cow<'a, [u8]>, D::Error> {
-        super::hex_serde::deserialize(d).map(Cow::Owned)
-    }
-}
-
-/// Serde for `Option<Cow<[u8]>>` as lowercase hex or null.
-#[cfg(feature = "serde")]
-pub(crate) mod opt_cow_hex {
-    use std::borrow::Cow;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(crate) fn serialize<S: Serializer>(
-        v: &Option<Cow<'_, [u8]>>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match v {
-            Some(b) => super::hex_serde::serialize(b, s),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub(crate) fn deserialize<'de, 'a, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Option<Cow<'a, [u8]>>, D::Error> {
-        let s = Option::<Cow<'de, str>>::deserialize(d)?;
-        match s {
-            None => Ok(None),
-            Some(s) => crate::owned::parse_hex(&s)
-                .map(|v| Some(Cow::Owned(v)))
-                .ok_or_else(|| serde::de::Error::custom("invalid hex string")),
-        }
-    }
-}
-
-/// Parse a hex string (even length, any case, no separators); `None` if invalid.
-pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    fn nib(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
-    let b = s.as_bytes();
-    if b.len() % 2 != 0 {
-        return None;
-    }
-    b.chunks_exact(2)
-        .map(|p| match p {
-            [h, l] => Some(nib(*h)? << 4 | nib(*l)?),
-            _ => None,
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trip_session_establishment_request() {
-        // Digest 4.14: minimal Session Establishment Request, MP=1 priority 5.
-        let hex = "2332005a000000000000000000000250\
-                   003c000500c000020a\
-                   0039000d020000000000000001c000020a\
-                   0001001f003800020001001d0004000000ff000200050014000100006c000400000001\
-                   0003000d006c000400000001002c000102";
-        let b = parse_hex(hex).unwrap();
-        let m = Message::decode(&b).unwrap();
-        m.validate().unwrap();
-        assert_eq!(m.ie_count(), 11);
-        let owned = OwnedMessage::from_message(&m).unwrap();
-        assert_eq!(owned.encoded_len(), b.len());
-        assert_eq!(owned.to_bytes().unwrap(), b);
-        match &owned.ies[2].content {
-            IeContent::Grouped(c) => assert_eq!(c.len(), 4),
-            IeContent::Raw(_) => panic!("Create PDR is grouped"),
         }
     }
 }
