@@ -3,7 +3,7 @@
 //! loopback, default flags but the capacity, offering 5x its capacity. The capacity is 300
 //! requests/s because the test suite runs the debug build (at 1000/s the unoptimised
 //! processes, not the loop, are the bottleneck). The ratios are asserted with a margin below
-//! what `docs/benchmarks.md` records for the release build at 1000/s (goodput 0.95-0.97,
+//! what `docs/benchmarks.md` records for the release build at 1000/s (goodput 0.97-0.98,
 //! emergency 1.000), because the runs share a small machine with the rest of the suite; the
 //! figures themselves come from the benchmarks and `pfcp sim`, not from here.
 
@@ -92,6 +92,19 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
         "steady goodput {steady_rate:.1}/s"
     );
     assert!(steady_emergency >= 0.95, "{steady_emergency:.3}");
+    // The UP's queue bounds the wait (15 ms by default): the latency of what succeeds stays
+    // near it under 5x. The margin is for the debug build on a shared machine (the release
+    // build at 1000/s measures 15-16 ms; with the 200 ms wait of before, 100-200 ms).
+    let p99 = summaries
+        .iter()
+        .map(|s| {
+            s["steady"]["latency_ms"]["p99"]
+                .as_f64()
+                .unwrap_or(f64::MAX)
+        })
+        .fold(0.0, f64::max);
+    println!("steady state: worst p99 of successes {p99:.1} ms");
+    assert!(p99 <= 80.0, "steady p99 {p99:.1} ms");
 }
 
 #[test]
