@@ -219,6 +219,13 @@ pub struct UpAdmission {
     interval_end: Instant,
     arrived: u64,
     served: u64,
+    /// Priority-0 requests offered in the current interval.
+    top_arrived: u64,
+    /// Priority-0 requests per interval, smoothed over the closed intervals.
+    top_smoothed: f64,
+    /// Priority-0 requests alone exceed the capacity (smoothed): they wait no longer than
+    /// the others.
+    top_overloaded: bool,
     utilisation: Option<f64>,
     manual_load: bool,
     reporter: OverloadReporter<PeerKey>,
@@ -280,6 +287,9 @@ impl UpAdmission {
             interval_end: now.checked_add(interval).unwrap_or(now),
             arrived: 0,
             served: 0,
+            top_arrived: 0,
+            top_smoothed: 0.0,
+            top_overloaded: false,
             utilisation: None,
             manual_load: false,
             stats: AdmissionStats::default(),
@@ -367,6 +377,7 @@ impl UpAdmission {
         if request.priority == MessagePriority::HIGHEST {
             // Priority 0 is the classifier's level for eMPS and emergency (exempt) requests.
             self.reporter.record_exempt();
+            self.top_arrived += 1;
         }
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {
@@ -542,11 +553,13 @@ impl UpAdmission {
         })
     }
 
-    /// How long a request of message priority `p` may wait: its configured limit, but at
+    /// How long a request of message priority `p` may wait: its configured limit (priority 0
+    /// the others' while its own arrivals exceed the capacity, smoothed over intervals: its
+    /// surplus then cannot be served, and waiting would only delay the rest of it), but at
     /// least [`MIN_WAIT_SERVICES`] service times (a limit shorter than that would refuse
     /// nearly everything that has to queue at all).
     fn wait_limit(&self, p: usize) -> Option<Duration> {
-        let limit = if p == 0 {
+        let limit = if p == 0 && !self.top_overloaded {
             self.config.top_priority_max_wait
         } else {
             self.config.max_wait

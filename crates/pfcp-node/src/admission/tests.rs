@@ -685,3 +685,55 @@ fn own_load_measure_replaces_the_service_utilisation() {
         .unwrap();
     assert_eq!(lci.metric.percent(), 42);
 }
+
+/// Priority 0 may wait up to `top_priority_max_wait` (200 ms) while its own load fits: a
+/// burst of it is served. Once priority-0 arrivals alone exceed the capacity, smoothed over
+/// intervals, its surplus cannot be served, and it waits no longer than `max_wait` (15 ms).
+#[test]
+fn priority_0_waits_long_only_while_its_load_fits() {
+    let t0 = base();
+    // 1000 requests/s: 100 per 100 ms interval.
+    let mut up = admission(config().with_service_rate(Some(1000.0)), t0);
+    let mut offered_at = std::collections::HashMap::new();
+    let mut seq = 0u32;
+    let mut run = |up: &mut UpAdmission, from_ms: u32, to_ms: u32, per_ms: f64, burst: u32| {
+        let (mut credit, mut expired, mut max_wait) = (0.0, 0u32, Duration::ZERO);
+        for ms in from_ms..to_ms {
+            let now = t0 + ms * MS;
+            credit += per_ms;
+            let n = if ms == from_ms { burst } else { 0 };
+            while credit >= 1.0 || seq < n {
+                if credit >= 1.0 {
+                    credit -= 1.0;
+                }
+                seq += 1;
+                offered_at.insert(seq, now);
+                let _ = up.offer(modification(seq, 0), now);
+                if seq >= n && credit < 1.0 {
+                    break;
+                }
+            }
+            up.handle_timeout(now);
+            while up.poll_expired().is_some() {
+                expired += 1;
+            }
+            while let Some(r) = up.poll_ready(now) {
+                max_wait = max_wait.max(now - offered_at[&r.sequence.value()]);
+            }
+            while up.poll_expired().is_some() {
+                expired += 1;
+            }
+        }
+        (expired, max_wait)
+    };
+    // A burst of 150 in a calm second: served within 150 ms, none refused.
+    let (expired, waited) = run(&mut up, 0, 1000, 0.0, 150);
+    assert_eq!(expired, 0);
+    assert!(waited >= 140 * MS && waited <= 151 * MS, "{waited:?}");
+    // Then 1.5 per ms of priority 0 for 2 s: beyond the capacity. After the smoothing has
+    // seen it, the surplus is refused after 15 ms instead of waiting 200.
+    let _ = run(&mut up, 1000, 2000, 1.5, 0);
+    let (expired, waited) = run(&mut up, 2000, 3000, 1.5, 0);
+    assert!(expired > 400, "{expired}");
+    assert!(waited <= 16 * MS, "{waited:?}");
+}

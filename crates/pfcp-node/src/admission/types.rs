@@ -87,7 +87,10 @@ pub struct AdmissionConfig {
     /// classifier's defaults). Default [`AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT`]
     /// (200 ms): they are the last traffic to shed (clause 6.2.4.5.1), so a burst of them
     /// that the UP function serves within a fraction of a second is served, not refused for
-    /// the latency bound of the rest. `None`: no limit.
+    /// the latency bound of the rest. `None`: no limit. It applies while their load fits: while
+    /// priority-0 requests alone exceed the capacity (their arrivals per control interval,
+    /// smoothed with weight 1/4), they wait no longer than [`AdmissionConfig::max_wait`]
+    /// (their surplus cannot be served at all).
     pub top_priority_max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
     /// without MP, default 15) is used here.
