@@ -3,7 +3,7 @@
 //! each grouped IE's interior when it reaches it (the one walk of
 //! [`crate::Message::decode_view`]).
 
-use super::{path_at, read_tlv, RawIe, Tlv};
+use super::{path_at, read_tlv, RawIe, Tlv, IE_HEADER_LEN};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::ie::DecodeLimits;
 
@@ -34,18 +34,63 @@ pub(crate) fn check_framing_in(
     count: usize,
     limits: DecodeLimits,
 ) -> Result<usize, DecodeError> {
+    // Every IE has its own 4-octet header inside `list`, so `list` holds at most
+    // `list.len() / 4` IEs, nested ones included: when that cannot pass `max_ies`, the walk
+    // does not compare the count at every IE.
+    let counted = count.saturating_add(list.len() / IE_HEADER_LEN) > limits.max_ies;
     // A stack sized for the default depth unless a caller asks for more (the stack is zeroed
-    // on every call, so it is kept as small as the limit allows).
-    if limits.max_depth <= SMALL_STACK {
-        check_framing_with::<SMALL_STACK>(body, offset, list, depth, count, limits)
-    } else {
-        check_framing_with::<MAX_STACK>(body, offset, list, depth, count, limits)
+    // on every call, so it is kept as small as the limit allows), of 16-bit entries when the
+    // list is no longer than a Length field can say (a grouped IE's value always is).
+    match (
+        limits.max_depth <= SMALL_STACK,
+        u16::try_from(list.len()).is_ok(),
+        counted,
+    ) {
+        (true, true, false) => {
+            check_framing_with::<u16, SMALL_STACK, false>(body, offset, list, depth, count, limits)
+        }
+        (true, true, true) => {
+            check_framing_with::<u16, SMALL_STACK, true>(body, offset, list, depth, count, limits)
+        }
+        _ => check_framing_with::<usize, MAX_STACK, true>(body, offset, list, depth, count, limits),
     }
 }
 
-/// [`check_framing_in`] with room for `N` levels (the limit is also clamped to [`MAX_STACK`]).
+/// An entry of the framing check's stack: the octets a container has left after an open
+/// grouped IE (at most the list's length).
+trait Left: Copy + Default {
+    fn new(left: usize) -> Self;
+    fn get(self) -> usize;
+}
+
+impl Left for u16 {
+    #[inline(always)]
+    fn new(left: usize) -> u16 {
+        // The list is at most `u16::MAX` octets (checked by the caller).
+        left as u16
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        usize::from(self)
+    }
+}
+
+impl Left for usize {
+    #[inline(always)]
+    fn new(left: usize) -> usize {
+        left
+    }
+    #[inline(always)]
+    fn get(self) -> usize {
+        self
+    }
+}
+
+/// [`check_framing_in`] with room for `N` levels (the limit is also clamped to [`MAX_STACK`]),
+/// `L` per level; `COUNTED`: compare the count with `limits.max_ies` at every IE (only
+/// needed when the list could hold more).
 #[inline]
-fn check_framing_with<const N: usize>(
+fn check_framing_with<L: Left, const N: usize, const COUNTED: bool>(
     body: &[u8],
     offset: usize,
     list: &[u8],
@@ -55,10 +100,10 @@ fn check_framing_with<const N: usize>(
 ) -> Result<usize, DecodeError> {
     // One cursor over `list`: `rest`, the rest of the innermost open container, and per open
     // grouped IE the number of octets its container has left after it. A grouped IE's
-    // children are contiguous, so no per-level iterator is needed. Errors are those `IeIter` gives (kind, offset, path);
-    // the path is rebuilt by `path_at` only when there is one.
+    // children are contiguous, so no per-level iterator is needed. Errors are those `IeIter`
+    // gives (kind, offset, path); the path is rebuilt by `path_at` only when there is one.
     let max_depth = limits.max_depth.min(N).min(MAX_STACK);
-    let mut after_group = [0usize; N];
+    let mut after_group = [L::default(); N];
     // Open grouped IEs; the IE at the front of `rest` is at nesting depth `depth + open + 1`.
     let mut open = 0usize;
     let mut rest = list;
@@ -70,23 +115,45 @@ fn check_framing_with<const N: usize>(
                 return Ok(count);
             }
             open -= 1;
-            let left = after_group.get(open).copied().unwrap_or_default();
+            let left = after_group.get(open).copied().unwrap_or_default().get();
             let pos = pos_of(rest);
             rest = body.get(pos..pos.wrapping_add(left)).unwrap_or_default();
         }
-        let tlv = read_counted(body, offset, pos_of(rest), rest, &mut count, limits)?;
+        let tlv = if COUNTED {
+            read_counted(body, offset, pos_of(rest), rest, &mut count, limits)?
+        } else {
+            count += 1;
+            read_framed(body, offset, pos_of(rest), rest)?
+        };
         if tlv.ie_type.is_grouped() && tlv.length > 0 {
             if depth + open + 1 >= max_depth {
                 let kind = DecodeErrorKind::DepthExceeded { limit: max_depth };
                 return Err(framing_error(body, offset, pos_of(rest), kind, true));
             }
             if let Some(slot) = after_group.get_mut(open) {
-                *slot = tlv.after.len();
+                *slot = L::new(tlv.after.len());
             }
             open += 1;
             rest = tlv.value;
         } else {
             rest = tlv.after;
+        }
+    }
+}
+
+/// The IE at the front of `rest` (at `pos` in `body`), with the framing check's errors.
+#[inline(always)]
+fn read_framed<'a>(
+    body: &[u8],
+    offset: usize,
+    pos: usize,
+    rest: &'a [u8],
+) -> Result<Tlv<'a>, DecodeError> {
+    match read_tlv(rest) {
+        Ok(tlv) => Ok(tlv),
+        Err(e) => {
+            let (kind, include_self) = e.kind();
+            Err(framing_error(body, offset, pos, kind, include_self))
         }
     }
 }

@@ -321,9 +321,15 @@ macro_rules! grouped_ie {
                 $(let mut $m: Option<$mt> = None;)*
                 $(let mut $o: Option<$ot> = None;)*
                 $(let mut $r = 0usize;)*
-                for member in ie.children() {
-                    let member = member?;
-                    let t = member.ie_type();
+                // As in `check`: members read with `read_tlv`, framing errors `children()`'s.
+                let mut rest = ie.value();
+                while !rest.is_empty() {
+                    let Ok(tlv) = $crate::ie::read_tlv(rest) else {
+                        return Err(ie.children_error(rest));
+                    };
+                    rest = tlv.after;
+                    let t = tlv.ie_type;
+                    let member = ie.member(tlv.value, t);
                     $(if t == <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE {
                         if $m.is_none() {
                             $m = Some(<$mt as $crate::ie::TypedIe<'a>>::decode(&member)?);
@@ -359,9 +365,16 @@ macro_rules! grouped_ie {
             fn check(ie: &$crate::ie::RawIe<'a>) -> Result<(), $crate::error::DecodeError> {
                 $(let mut $m = false;)*
                 $(let mut $o = false;)*
-                for member in ie.children() {
-                    let member = member?;
-                    let t = member.ie_type();
+                // The members read with `read_tlv` (in registers); a member becomes a `RawIe`
+                // only when it is checked, and a framing error is `children()`'s.
+                let mut rest = ie.value();
+                while !rest.is_empty() {
+                    let Ok(tlv) = $crate::ie::read_tlv(rest) else {
+                        return Err(ie.children_error(rest));
+                    };
+                    rest = tlv.after;
+                    let t = tlv.ie_type;
+                    let member = ie.member(tlv.value, t);
                     $(if t == <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE {
                         if !$m {
                             <$mt as $crate::ie::TypedIe<'a>>::check(&member)?;

@@ -298,6 +298,34 @@ impl<'a> RawIe<'a> {
         }
     }
 
+    /// A member of this grouped IE read by `read_tlv` from its value: what `children()`
+    /// yields for it.
+    #[inline(always)]
+    fn member(&self, value: &'a [u8], ie_type: IeType) -> RawIe<'a> {
+        RawIe {
+            value,
+            root: self.root,
+            root_offset: self.root_offset,
+            ie_type,
+        }
+    }
+
+    /// The error `children()` gives for the malformed member at the front of `rest` (a tail
+    /// of this IE's value).
+    #[cold]
+    #[inline(never)]
+    fn children_error(&self, rest: &'a [u8]) -> DecodeError {
+        let mut it = IeIter {
+            rest,
+            root: self.root,
+            root_offset: self.root_offset,
+        };
+        match it.next() {
+            Some(Err(e)) => e,
+            _ => self.error(DecodeErrorKind::InvalidValue("malformed member")),
+        }
+    }
+
     /// An error about this IE's content.
     #[cold]
     #[inline(never)]

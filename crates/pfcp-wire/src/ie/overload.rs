@@ -5,7 +5,7 @@
 use crate::encode::{Encode, Sink};
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError};
 use crate::ie::value::{array, parse_fixed};
-use crate::ie::{IeType, RawIe, Timer, TypedIe};
+use crate::ie::{read_tlv, IeType, RawIe, Timer, TypedIe};
 
 /// A fixed-size IE (Table 8.1.2-1 "Fixed"): no extension octets (clause 7.6: Cause 68).
 fn fixed<const N: usize>(ie: &RawIe<'_>) -> Result<[u8; N], DecodeError> {
@@ -182,6 +182,63 @@ impl<'a> TypedIe<'a> for OverloadControlInformation {
     const IE_TYPE: IeType = IeType::OVERLOAD_CONTROL_INFORMATION;
     /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        // The common case in one tight walk; anything unusual (a framing error, a member of
+        // another shape, a missing member) is decoded again by the general walk, which gives
+        // the error (so the result is always the general walk's).
+        let (mut seq, mut metric, mut timer, mut flags) = (None, None, None, None);
+        let mut rest = ie.value();
+        while !rest.is_empty() {
+            let Ok(m) = read_tlv(rest) else {
+                return Self::decode_members(ie);
+            };
+            rest = m.after;
+            match (m.ie_type, m.value) {
+                (IeType::SEQUENCE_NUMBER, &[a, b, c, d]) if seq.is_none() => {
+                    seq = Some(ControlSequenceNumber(u32::from_be_bytes([a, b, c, d])));
+                }
+                (IeType::METRIC, &[b]) if metric.is_none() => metric = Some(Metric(b)),
+                (IeType::TIMER, &[b, ..]) if timer.is_none() => timer = Some(Timer(b)),
+                (IeType::OCI_FLAGS, &[b, ..]) if flags.is_none() => flags = Some(OciFlags(b)),
+                (IeType::SEQUENCE_NUMBER, _) if seq.is_none() => return Self::decode_members(ie),
+                (IeType::METRIC, _) if metric.is_none() => return Self::decode_members(ie),
+                (IeType::TIMER, _) if timer.is_none() => return Self::decode_members(ie),
+                (IeType::OCI_FLAGS, _) if flags.is_none() => return Self::decode_members(ie),
+                _ => {}
+            }
+        }
+        match (seq, metric, timer) {
+            (Some(sequence_number), Some(metric), Some(period_of_validity)) => {
+                Ok(OverloadControlInformation {
+                    sequence_number,
+                    metric,
+                    period_of_validity,
+                    flags,
+                })
+            }
+            _ => Self::decode_members(ie),
+        }
+    }
+
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len()
+            + self.metric.encoded_len()
+            + self.period_of_validity.encoded_len()
+            + self.flags.encoded_len()
+    }
+
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        self.sequence_number.encode(out)?;
+        self.metric.encode(out)?;
+        self.period_of_validity.encode(out)?;
+        self.flags.encode(out)
+    }
+}
+
+impl<'a> OverloadControlInformation {
+    /// The general walk of [`TypedIe::decode`] (each member through its own decoder).
+    #[cold]
+    #[inline(never)]
+    fn decode_members(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         let (mut seq, mut metric, mut timer, mut flags) = (None, None, None, None);
         for m in ie.children() {
             let m = m?;
@@ -200,20 +257,6 @@ impl<'a> TypedIe<'a> for OverloadControlInformation {
             flags,
         })
     }
-
-    fn value_len(&self) -> usize {
-        self.sequence_number.encoded_len()
-            + self.metric.encoded_len()
-            + self.period_of_validity.encoded_len()
-            + self.flags.encoded_len()
-    }
-
-    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        self.sequence_number.encode(out)?;
-        self.metric.encode(out)?;
-        self.period_of_validity.encode(out)?;
-        self.flags.encode(out)
-    }
 }
 
 /// Load Control Information (type 51, Table 7.5.3.3-1; clause 6.2.3). Always node-scoped.
@@ -230,6 +273,48 @@ impl<'a> TypedIe<'a> for LoadControlInformation {
     const IE_TYPE: IeType = IeType::LOAD_CONTROL_INFORMATION;
     /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
+        // As for the OCI: the common case in one tight walk, anything else by the general one.
+        let (mut seq, mut metric) = (None, None);
+        let mut rest = ie.value();
+        while !rest.is_empty() {
+            let Ok(m) = read_tlv(rest) else {
+                return Self::decode_members(ie);
+            };
+            rest = m.after;
+            match (m.ie_type, m.value) {
+                (IeType::SEQUENCE_NUMBER, &[a, b, c, d]) if seq.is_none() => {
+                    seq = Some(ControlSequenceNumber(u32::from_be_bytes([a, b, c, d])));
+                }
+                (IeType::METRIC, &[b]) if metric.is_none() => metric = Some(Metric(b)),
+                (IeType::SEQUENCE_NUMBER, _) if seq.is_none() => return Self::decode_members(ie),
+                (IeType::METRIC, _) if metric.is_none() => return Self::decode_members(ie),
+                _ => {}
+            }
+        }
+        match (seq, metric) {
+            (Some(sequence_number), Some(metric)) => Ok(LoadControlInformation {
+                sequence_number,
+                metric,
+            }),
+            _ => Self::decode_members(ie),
+        }
+    }
+
+    fn value_len(&self) -> usize {
+        self.sequence_number.encoded_len() + self.metric.encoded_len()
+    }
+
+    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
+        self.sequence_number.encode(out)?;
+        self.metric.encode(out)
+    }
+}
+
+impl<'a> LoadControlInformation {
+    /// The general walk of [`TypedIe::decode`] (each member through its own decoder).
+    #[cold]
+    #[inline(never)]
+    fn decode_members(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
         let (mut seq, mut metric) = (None, None);
         for m in ie.children() {
             let m = m?;
@@ -243,15 +328,6 @@ impl<'a> TypedIe<'a> for LoadControlInformation {
             sequence_number: required(ie, seq)?,
             metric: required(ie, metric)?,
         })
-    }
-
-    fn value_len(&self) -> usize {
-        self.sequence_number.encoded_len() + self.metric.encoded_len()
-    }
-
-    fn write_value<S: Sink + ?Sized>(&self, out: &mut S) -> Result<(), EncodeError> {
-        self.sequence_number.encode(out)?;
-        self.metric.encode(out)
     }
 }
 
@@ -303,6 +379,51 @@ mod tests {
         let mut v = Vec::new();
         lci.encode(&mut v).unwrap();
         assert_eq!(v, LCI);
+    }
+
+    /// The tight walk of `decode` gives the general walk's result (value or error) on every
+    /// cut and every one-octet change of an OCI and an LCI (members repeated, reordered, too
+    /// short, too long, framing errors, vendor IEs).
+    #[test]
+    fn tight_walk_is_the_general_walk() {
+        let mut both = OCI.to_vec();
+        both.extend_from_slice(&LCI[4..]);
+        both[3] = (both.len() - 4) as u8;
+        for base in [&OCI[..], &LCI[..], &both[..]] {
+            let mut inputs = vec![base.to_vec()];
+            for cut in 4..base.len() {
+                let mut v = base[..cut].to_vec();
+                v[3] = (cut - 4) as u8;
+                inputs.push(v);
+            }
+            for i in 4..base.len() {
+                for x in [
+                    0x00, 0x01, 0x02, 0x04, 0x05, 0x34, 0x35, 0x37, 0x6e, 0x80, 0xff,
+                ] {
+                    let mut v = base.to_vec();
+                    v[i] = x;
+                    inputs.push(v);
+                }
+            }
+            for v in &inputs {
+                let ie = RawIe {
+                    value: &v[4..],
+                    root: v,
+                    root_offset: 0,
+                    ie_type: IeType::OVERLOAD_CONTROL_INFORMATION,
+                };
+                assert_eq!(
+                    OverloadControlInformation::decode(&ie),
+                    OverloadControlInformation::decode_members(&ie),
+                    "{v:02x?}"
+                );
+                assert_eq!(
+                    LoadControlInformation::decode(&ie),
+                    LoadControlInformation::decode_members(&ie),
+                    "{v:02x?}"
+                );
+            }
+        }
     }
 
     #[test]
