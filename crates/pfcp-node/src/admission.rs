@@ -573,10 +573,8 @@ impl UpAdmission {
 
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {
         self.sweep(now);
-        let waiting = self.queues.iter_mut().find_map(VecDeque::pop_front)?;
-        self.len -= 1;
-        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
-        Some(waiting)
+        let index = self.queues.iter().position(|q| !q.is_empty())?;
+        self.take(index)
     }
 
     /// The request the service model takes up at `next_free`, for a caller at `now`: the
@@ -599,6 +597,11 @@ impl UpAdmission {
                     .min()
                     .map(|(_, i)| i)
             })?;
+        self.take(index)
+    }
+
+    /// The oldest request of priority `index`, out of the queue.
+    fn take(&mut self, index: usize) -> Option<Waiting> {
         let waiting = self.queues.get_mut(index)?.pop_front()?;
         self.len -= 1;
         metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);

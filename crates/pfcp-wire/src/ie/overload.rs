@@ -178,43 +178,57 @@ impl OverloadControlInformation {
     }
 }
 
+/// The members of an OCI or LCI (clauses 8.2.76, 8.2.77) as one tight walk reads them, the
+/// first of each type; `None` at anything unusual (a framing error, a member of another
+/// length). The callers then decode with their general walk, so their result is always the
+/// general walk's, errors included: this is the common case made cheap, not a second decoder.
+#[derive(Default)]
+struct ControlMembers {
+    seq: Option<ControlSequenceNumber>,
+    metric: Option<Metric>,
+    timer: Option<Timer>,
+    flags: Option<OciFlags>,
+}
+
+#[inline]
+fn control_members(mut rest: &[u8]) -> Option<ControlMembers> {
+    let mut m = ControlMembers::default();
+    while !rest.is_empty() {
+        let tlv = read_tlv(rest).ok()?;
+        rest = tlv.after;
+        match (tlv.ie_type, tlv.value) {
+            (IeType::SEQUENCE_NUMBER, &[a, b, c, d]) if m.seq.is_none() => {
+                m.seq = Some(ControlSequenceNumber(u32::from_be_bytes([a, b, c, d])));
+            }
+            (IeType::METRIC, &[b]) if m.metric.is_none() => m.metric = Some(Metric(b)),
+            (IeType::TIMER, &[b, ..]) if m.timer.is_none() => m.timer = Some(Timer(b)),
+            (IeType::OCI_FLAGS, &[b, ..]) if m.flags.is_none() => m.flags = Some(OciFlags(b)),
+            (IeType::SEQUENCE_NUMBER, _) if m.seq.is_none() => return None,
+            (IeType::METRIC, _) if m.metric.is_none() => return None,
+            (IeType::TIMER, _) if m.timer.is_none() => return None,
+            (IeType::OCI_FLAGS, _) if m.flags.is_none() => return None,
+            _ => {}
+        }
+    }
+    Some(m)
+}
+
 impl<'a> TypedIe<'a> for OverloadControlInformation {
     const IE_TYPE: IeType = IeType::OVERLOAD_CONTROL_INFORMATION;
     /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
-        // The common case in one tight walk; anything unusual (a framing error, a member of
-        // another shape, a missing member) is decoded again by the general walk, which gives
-        // the error (so the result is always the general walk's).
-        let (mut seq, mut metric, mut timer, mut flags) = (None, None, None, None);
-        let mut rest = ie.value();
-        while !rest.is_empty() {
-            let Ok(m) = read_tlv(rest) else {
-                return Self::decode_members(ie);
-            };
-            rest = m.after;
-            match (m.ie_type, m.value) {
-                (IeType::SEQUENCE_NUMBER, &[a, b, c, d]) if seq.is_none() => {
-                    seq = Some(ControlSequenceNumber(u32::from_be_bytes([a, b, c, d])));
-                }
-                (IeType::METRIC, &[b]) if metric.is_none() => metric = Some(Metric(b)),
-                (IeType::TIMER, &[b, ..]) if timer.is_none() => timer = Some(Timer(b)),
-                (IeType::OCI_FLAGS, &[b, ..]) if flags.is_none() => flags = Some(OciFlags(b)),
-                (IeType::SEQUENCE_NUMBER, _) if seq.is_none() => return Self::decode_members(ie),
-                (IeType::METRIC, _) if metric.is_none() => return Self::decode_members(ie),
-                (IeType::TIMER, _) if timer.is_none() => return Self::decode_members(ie),
-                (IeType::OCI_FLAGS, _) if flags.is_none() => return Self::decode_members(ie),
-                _ => {}
-            }
-        }
-        match (seq, metric, timer) {
-            (Some(sequence_number), Some(metric), Some(period_of_validity)) => {
-                Ok(OverloadControlInformation {
-                    sequence_number,
-                    metric,
-                    period_of_validity,
-                    flags,
-                })
-            }
+        match control_members(ie.value()) {
+            Some(ControlMembers {
+                seq: Some(sequence_number),
+                metric: Some(metric),
+                timer: Some(period_of_validity),
+                flags,
+            }) => Ok(OverloadControlInformation {
+                sequence_number,
+                metric,
+                period_of_validity,
+                flags,
+            }),
             _ => Self::decode_members(ie),
         }
     }
@@ -273,26 +287,12 @@ impl<'a> TypedIe<'a> for LoadControlInformation {
     const IE_TYPE: IeType = IeType::LOAD_CONTROL_INFORMATION;
     /// One walk over the members (each decoded once, the first of each type).
     fn decode(ie: &RawIe<'a>) -> Result<Self, DecodeError> {
-        // As for the OCI: the common case in one tight walk, anything else by the general one.
-        let (mut seq, mut metric) = (None, None);
-        let mut rest = ie.value();
-        while !rest.is_empty() {
-            let Ok(m) = read_tlv(rest) else {
-                return Self::decode_members(ie);
-            };
-            rest = m.after;
-            match (m.ie_type, m.value) {
-                (IeType::SEQUENCE_NUMBER, &[a, b, c, d]) if seq.is_none() => {
-                    seq = Some(ControlSequenceNumber(u32::from_be_bytes([a, b, c, d])));
-                }
-                (IeType::METRIC, &[b]) if metric.is_none() => metric = Some(Metric(b)),
-                (IeType::SEQUENCE_NUMBER, _) if seq.is_none() => return Self::decode_members(ie),
-                (IeType::METRIC, _) if metric.is_none() => return Self::decode_members(ie),
-                _ => {}
-            }
-        }
-        match (seq, metric) {
-            (Some(sequence_number), Some(metric)) => Ok(LoadControlInformation {
+        match control_members(ie.value()) {
+            Some(ControlMembers {
+                seq: Some(sequence_number),
+                metric: Some(metric),
+                ..
+            }) => Ok(LoadControlInformation {
                 sequence_number,
                 metric,
             }),
