@@ -249,7 +249,7 @@ impl<'a> Engine<'a> {
         for i in 0..scenario.cps {
             let addr = cp_addr(i);
             let node = e.cp_node(i)?;
-            let seed = scenario.seed ^ (0xC0FF_EE00 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let seed = crate::traffic::driver_seed(scenario.seed, i);
             let driver = SessionDriver::new(
                 classes.to_vec(),
                 scenario.sessions_per_cp,

@@ -131,7 +131,7 @@ pub(super) async fn run(
     let mut tasks: Vec<JoinHandle<()>> = Vec::new();
     let mut states = Vec::new();
     for (i, (ep, channels)) in cps.iter_mut().enumerate() {
-        let seed = sc.seed ^ (0xC0FF_EE00 + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let seed = pfcp_sim::traffic::driver_seed(sc.seed, i);
         let redirect = sc.redirect && sc.ups.len() > 1;
         let driver = SessionDriver::new(
             classes.to_vec(),

@@ -39,13 +39,20 @@ pub struct VirtualReport {
 pub struct StepReport {
     /// The run.
     pub run: RunResult,
-    /// Seconds after the step up until the admitted rate stays within 5 % of its steady value.
+    /// Seconds after the step up until the rate the CPs admit (the arrivals at the UP
+    /// functions) stays within 5 % of the capacity around its steady value.
     pub settle_up_secs: Option<f64>,
     /// The same after the step back down.
     pub settle_down_secs: Option<f64>,
-    /// Spread (max - min) of the admitted rate in the second half of the high phase, as a
-    /// share of the capacity.
+    /// Spread (max - min) of the arrivals in the second half of the high phase, as a share of
+    /// the capacity.
     pub oscillation: f64,
+    /// [`StepReport::settle_up_secs`] for the rate the UP functions admit (serve).
+    pub served_settle_up_secs: Option<f64>,
+    /// [`StepReport::settle_down_secs`] for the rate the UP functions serve.
+    pub served_settle_down_secs: Option<f64>,
+    /// [`StepReport::oscillation`] for the rate the UP functions serve.
+    pub served_oscillation: f64,
 }
 
 /// The real-time runs and their virtual-time twins.
@@ -107,37 +114,56 @@ impl StepReport {
     /// What the step run `run` of `phase_secs` phases shows, for `capacity` per second.
     pub fn new(run: RunResult, phase_secs: f64, capacity: f64) -> Self {
         let s = &run.series;
-        let settle_up_secs = settle(s, phase_secs, 2.0 * phase_secs, capacity);
-        let settle_down_secs = settle(s, 2.0 * phase_secs, 3.0 * phase_secs, capacity);
-        let high: Vec<f64> = s
-            .iter()
-            .filter(|x| x.t > 1.5 * phase_secs && x.t <= 2.0 * phase_secs)
-            .map(|x| x.arrived)
-            .collect();
-        let oscillation = match (
-            high.iter().copied().reduce(f64::max),
-            high.iter().copied().reduce(f64::min),
-        ) {
-            (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
-            _ => 0.0,
-        };
+        let arrived = |x: &Sample| x.arrived;
+        let served = |x: &Sample| x.served;
         StepReport {
+            settle_up_secs: settle(s, phase_secs, 2.0 * phase_secs, capacity, arrived),
+            settle_down_secs: settle(s, 2.0 * phase_secs, 3.0 * phase_secs, capacity, arrived),
+            oscillation: spread(s, phase_secs, capacity, arrived),
+            served_settle_up_secs: settle(s, phase_secs, 2.0 * phase_secs, capacity, served),
+            served_settle_down_secs: settle(
+                s,
+                2.0 * phase_secs,
+                3.0 * phase_secs,
+                capacity,
+                served,
+            ),
+            served_oscillation: spread(s, phase_secs, capacity, served),
             run,
-            settle_up_secs,
-            settle_down_secs,
-            oscillation,
         }
     }
 }
 
-/// Seconds after `from` until the admitted rate stays within 5 % of the capacity around its
-/// steady value (the mean of the phase's second half) up to `to`.
-fn settle(s: &[Sample], from: f64, to: f64, capacity: f64) -> Option<f64> {
+/// Spread (max - min) of `rate` in the second half of the high phase, as a share of `capacity`.
+fn spread(s: &[Sample], phase_secs: f64, capacity: f64, rate: impl Fn(&Sample) -> f64) -> f64 {
+    let high: Vec<f64> = s
+        .iter()
+        .filter(|x| x.t > 1.5 * phase_secs && x.t <= 2.0 * phase_secs)
+        .map(rate)
+        .collect();
+    match (
+        high.iter().copied().reduce(f64::max),
+        high.iter().copied().reduce(f64::min),
+    ) {
+        (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
+        _ => 0.0,
+    }
+}
+
+/// Seconds after `from` until `rate` stays within 5 % of the capacity around its steady value
+/// (the mean of the phase's second half) up to `to`.
+fn settle(
+    s: &[Sample],
+    from: f64,
+    to: f64,
+    capacity: f64,
+    rate: impl Fn(&Sample) -> f64,
+) -> Option<f64> {
     let phase: Vec<&Sample> = s.iter().filter(|x| x.t > from && x.t <= to).collect();
     let tail: Vec<f64> = phase
         .iter()
         .filter(|x| x.t > (from + to) / 2.0)
-        .map(|x| x.arrived)
+        .map(|x| rate(x))
         .collect();
     if tail.is_empty() {
         return None;
@@ -145,9 +171,7 @@ fn settle(s: &[Sample], from: f64, to: f64, capacity: f64) -> Option<f64> {
     let steady = tail.iter().sum::<f64>() / tail.len() as f64;
     let band = 0.05 * capacity.max(steady);
     // The last sample outside the band; settled at the end of the one after.
-    let last_out = phase
-        .iter()
-        .rposition(|x| (x.arrived - steady).abs() > band);
+    let last_out = phase.iter().rposition(|x| (rate(x) - steady).abs() > band);
     Some(match last_out {
         None => phase.first().map_or(0.0, |x| x.t - from),
         Some(i) => phase.get(i).map_or(0.0, |x| x.t - from),
@@ -214,16 +238,19 @@ impl Report {
             out.push('\n');
         }
         if !v.step.is_empty() {
-            let _ = writeln!(out, "\nvirtual time, step: settling of the admitted rate (within 5 % of capacity), spread in the high phase");
+            let _ = writeln!(out, "\nvirtual time, step: settling (within 5 % of capacity) and spread in the high phase of the rate the CPs admit (arrivals) and the UPs admit (served)");
             for st in &v.step {
                 let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.1} s"));
                 let _ = writeln!(
                     out,
-                    "  {:>16}: up {:>7}, down {:>7}, spread {:.2} of capacity, goodput {:.3} of ideal",
+                    "  {:>16}: arrivals up {:>6}, down {:>6}, spread {:.2}; served up {:>6}, down {:>6}, spread {:.2}; goodput {:.3} of ideal",
                     st.run.strategy,
                     f(st.settle_up_secs),
                     f(st.settle_down_secs),
                     st.oscillation,
+                    f(st.served_settle_up_secs),
+                    f(st.served_settle_down_secs),
+                    st.served_oscillation,
                     st.run.goodput_ratio()
                 );
             }

@@ -148,13 +148,9 @@ impl UpAdmission {
         self.arrived = 0;
         self.served = 0;
         let top = std::mem::take(&mut self.top_arrived) as f64;
-        // Smoothed over a few intervals: the priority requests of many CPs come in bursts,
-        // and one interval above the capacity is no sustained overload of their own.
-        self.top_smoothed += TOP_SMOOTHING * (top - self.top_smoothed);
-        self.top_overloaded = self
-            .reporter
-            .capacity()
-            .is_some_and(|c| self.top_smoothed > c);
+        // The window of priority 0's arrivals starts again with the interval just closed.
+        self.top_previous = top;
+        self.top_overloaded = self.reporter.capacity().is_some_and(|c| top > c);
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
             tracing::info!(
@@ -186,6 +182,3 @@ impl UpAdmission {
         }
     }
 }
-
-/// Weight of the newest interval in the smoothed priority-0 arrivals.
-const TOP_SMOOTHING: f64 = 0.25;

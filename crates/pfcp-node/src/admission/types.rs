@@ -84,13 +84,15 @@ pub struct AdmissionConfig {
     /// 0 have their own limit, [`AdmissionConfig::top_priority_max_wait`].
     pub max_wait: Option<Duration>,
     /// Longest a request of message priority 0 may wait (eMPS and emergency requests, by the
-    /// classifier's defaults). Default [`AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT`]
-    /// (200 ms): they are the last traffic to shed (clause 6.2.4.5.1), so a burst of them
-    /// that the UP function serves within a fraction of a second is served, not refused for
-    /// the latency bound of the rest. `None`: no limit. It applies while their load fits: while
-    /// priority-0 requests alone exceed the capacity (their arrivals per control interval,
-    /// smoothed with weight 1/4), they wait no longer than [`AdmissionConfig::max_wait`]
-    /// (their surplus cannot be served at all).
+    /// classifier's defaults) while their own load fits. Default
+    /// [`AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT`] (200 ms), and with a service model
+    /// at least 8 service times: they are the last traffic to shed (clause 6.2.4.5.1), so a
+    /// burst of them that the UP function clears within a control interval is served, not
+    /// refused for the latency bound of the rest. `None`: no limit. Their load does not fit,
+    /// and they wait no longer than [`AdmissionConfig::max_wait`], while more of them arrived
+    /// over the last interval's length than the UP function serves in an interval (checked at
+    /// each arrival): their surplus cannot be served, and waiting would delay the rest of
+    /// them (`docs/overload-control.md`, "Bounded wait").
     pub top_priority_max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
     /// without MP, default 15) is used here.

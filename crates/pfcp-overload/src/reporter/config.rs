@@ -46,8 +46,10 @@ pub struct ReporterConfig {
     /// Arrivals the metric steers to, as a share of the capacity, in `(0, 2]`. Default 0.97:
     /// for a UP function whose queue is unbounded in time, the headroom absorbs the randomness
     /// of arrivals, so that the queue (and the latency) stays short while it runs at 97 % of
-    /// its capacity. Above 1 only where the queueing delay is bounded and the surplus shed
-    /// cheaply (`pfcp-node`'s admission with its `max_wait` steers to 1.2): a short queue that
+    /// its capacity. Above 1 only where the queueing delay of *every* request kept is bounded,
+    /// priority requests included, and the surplus shed cheaply (`pfcp-node`'s admission with
+    /// its `max_wait` steers to 1.2; the surplus may then be of any priority, since the queue
+    /// sheds whatever waits too long, the lowest priorities first): a short queue that
     /// is never starved keeps the server busy through the bursts a closed loop cannot smooth,
     /// and a refusal costs a fraction of a served request, so a surplus costs far less
     /// goodput than a shortfall (`docs/overload-control.md`, "Bounded wait").

@@ -38,10 +38,6 @@ pub enum ControlLaw {
     Utilisation,
 }
 
-/// The load a target above it falls back to when the rest of the traffic cannot make up the
-/// surplus: the priority requests a bounded queue keeps wait in it like in an unbounded one,
-/// and 3 % of headroom absorbs the randomness of their arrivals.
-const PRIORITY_LOAD: f64 = 0.97;
 /// Gain of the integral trim, per interval (in the log of the admitted share).
 const TRIM_GAIN: f64 = 0.25;
 /// The trim integrates only while the arrivals are within this factor (in log) of the target:
@@ -60,7 +56,12 @@ const OCCUPANCY_TARGET: f64 = 0.9;
 /// A demand estimate further than this (in log) from the smoothed one is a step: taken at
 /// once. Closer, it is noise (Poisson arrivals vary by a few per cent per interval): smoothed.
 const STEP_BAND: f64 = 0.4;
-/// Weight of a new demand estimate within the step band.
+/// Weight of a new demand estimate within the step band: a quarter, since at a deep cut one
+/// metric point moves the arrivals by a tenth of the capacity, and half weight turned the
+/// one-interval bursts of 16 CPs into such points (the spread of arrivals in a step's high
+/// phase fell from 0.70 to 0.45 of the capacity with a quarter; `docs/overload-control.md`).
+const DEMAND_SMOOTHING: f64 = 0.25;
+/// Weight of a new interval in the smoothed priority arrivals.
 const SMOOTHING: f64 = 0.5;
 /// Most the admitted share may grow in one interval: a CP function that sheds more than asked
 /// for a moment (a throttle paying off its credit, a burst of local rejections) shows a dip of
@@ -106,13 +107,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
         let arrived = m.arrived as f64;
         let now_exempt = std::mem::take(&mut self.exempt) as f64;
-        // A target above the capacity leaves a surplus for a bounded queue to shed, and such a
-        // queue sheds the lower priorities first: priority requests beyond the capacity would
-        // wait instead. So the surplus is at most what the rest of the traffic brings.
-        // The priority requests the queue keeps get the headroom of an unbounded queue.
-        let base = self.config.target_load.min(PRIORITY_LOAD);
-        let surplus = (capacity * (self.config.target_load - base)).max(0.0);
-        let full = capacity * base + surplus.min((arrived - now_exempt).max(0.0));
+        // A target above the capacity leaves a surplus for a queue that bounds every wait to
+        // shed, the lowest priorities first (see `ReporterConfig::target_load`).
+        let full = capacity * self.config.target_load;
         // The drain never takes more than half the capacity: a backlog is worth some latency,
         // not a cut so deep that priority traffic, exempt only while the rest can make up the
         // reduction (6.2.4.5.1), is throttled to drain it.
@@ -120,7 +117,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let smoothed = self.law.demand;
         let demand = if smoothed > 0.0 && demand > 0.0 && (demand / smoothed).ln().abs() < STEP_BAND
         {
-            smoothed + SMOOTHING * (demand - smoothed)
+            smoothed + DEMAND_SMOOTHING * (demand - smoothed)
         } else {
             // A step of demand: what the trim learned (how far the CPs' shedding departs from
             // the metric) belonged to the old traffic.
