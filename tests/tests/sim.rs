@@ -43,12 +43,23 @@ fn no_false_throttling_below_capacity() {
     assert_eq!(r.total.throttled, 0);
 }
 
+/// Section 1's goodput (at least 0.95 of the ideal from 1.3x to 10x) and latency (p99 of
+/// successes within max(3 x the uncongested p99, 20 ms) at every load).
 #[test]
-fn the_toolkit_holds_capacity_deep_into_overload() {
+fn the_toolkit_holds_capacity_and_latency_deep_into_overload() {
     let s = scenario();
-    for x in [1.3, 2.0, 5.0, 10.0] {
+    let calm = at(&s, Strategy::Toolkit, 0.5).latency.p99;
+    let bound = (3.0 * calm).max(20.0);
+    for x in [0.9, 1.3, 2.0, 5.0, 10.0] {
         let r = at(&s, Strategy::Toolkit, x);
-        assert!(r.goodput_ratio() >= 0.92, "{x}x: {:.3}", r.goodput_ratio());
+        if x > 1.0 {
+            assert!(r.goodput_ratio() >= 0.95, "{x}x: {:.3}", r.goodput_ratio());
+        }
+        assert!(
+            r.latency.p99 <= bound,
+            "{x}x: p99 {} ms > {bound} ms",
+            r.latency.p99
+        );
     }
 }
 
