@@ -572,17 +572,12 @@ impl UpAdmission {
     /// times (a limit shorter than that would refuse nearly everything that has to queue at
     /// all), [`TOP_MIN_WAIT_SERVICES`] for priority 0 while its load fits.
     fn wait_limit(&self, p: usize) -> Option<Duration> {
-        let fits = !self.top_overloaded;
-        let limit = if p == 0 && fits {
-            self.config.top_priority_max_wait
+        let (limit, services) = if p == 0 && !self.top_overloaded {
+            (self.config.top_priority_max_wait, TOP_MIN_WAIT_SERVICES)
         } else {
-            self.config.max_wait
-        }?;
-        let services = if p == 0 && fits {
-            TOP_MIN_WAIT_SERVICES
-        } else {
-            MIN_WAIT_SERVICES
+            (self.config.max_wait, MIN_WAIT_SERVICES)
         };
+        let limit = limit?;
         let floor = self
             .service_step
             .and_then(|s| s.checked_mul(services))
