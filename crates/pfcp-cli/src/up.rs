@@ -89,6 +89,12 @@ pub struct UpArgs {
     /// give a --target-load below 1).
     #[arg(long, default_value_t = 15, value_name = "MS")]
     pub max_wait_ms: u64,
+    /// The same for emergency and eMPS requests (message priority 0) while their own load
+    /// fits: a burst of them that the UP clears within a control interval waits rather than
+    /// being refused. Set it to --max-wait-ms to bound their latency like the rest's (from
+    /// the first moment of a storm too). 0: no bound.
+    #[arg(long, default_value_t = AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT.as_millis() as u64, value_name = "MS")]
+    pub priority_max_wait_ms: u64,
     /// Arrivals the Overload Reduction Metric steers to, as a share of --capacity (0 to 2):
     /// above 1, the bounded queue is never starved and sheds the surplus.
     #[arg(long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
@@ -225,6 +231,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .with_queue_capacity(args.queue)
         .with_rejection_cost(args.rejection_cost)
         .with_max_wait((args.max_wait_ms > 0).then(|| Duration::from_millis(args.max_wait_ms)))
+        .with_top_priority_max_wait(
+            (args.priority_max_wait_ms > 0)
+                .then(|| Duration::from_millis(args.priority_max_wait_ms)),
+        )
         .with_reporter(reporter);
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
     let local = LocalNode::up(node.clone(), recovery_time_stamp());
@@ -280,14 +290,11 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {}", args.listen, io_error_text(&e)))?;
     let addr = endpoint.local_addr();
     eprintln!(
-        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {}, target load {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
+        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {} (priority 0: {}), target load {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
         args.capacity,
         args.queue,
-        if args.max_wait_ms > 0 {
-            format!("{} ms", args.max_wait_ms)
-        } else {
-            "none".to_string()
-        },
+        wait_text(args.max_wait_ms),
+        wait_text(args.priority_max_wait_ms),
         args.target_load,
         args.rejection_cost,
         if args.entity_scoped {
@@ -556,6 +563,15 @@ fn who(peer: &SocketAddr, node: Option<&NodeKey>) -> String {
     match node {
         Some(n) => format!("{n} at {peer}"),
         None => peer.to_string(),
+    }
+}
+
+/// A wait bound of the command line as the first line says it: `0` is none.
+fn wait_text(ms: u64) -> String {
+    if ms > 0 {
+        format!("{ms} ms")
+    } else {
+        "none".to_string()
     }
 }
 

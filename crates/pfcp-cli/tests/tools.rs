@@ -145,6 +145,28 @@ fn errors_are_one_line() {
     );
 }
 
+/// `pfcp up`'s first line says both wait bounds, the priority-0 one as configured.
+#[test]
+fn up_first_line_says_the_wait_bounds() {
+    let first = |extra: &[&str]| {
+        let mut args = vec!["up", "--listen", "127.0.0.1:0", "--duration-secs", "1"];
+        args.extend_from_slice(extra);
+        let out = pfcp(&args);
+        assert!(out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        stderr.lines().next().unwrap_or_default().to_owned()
+    };
+    let default = first(&[]);
+    assert!(
+        default.contains("max wait 15 ms (priority 0: 200 ms)"),
+        "{default}"
+    );
+    let set = first(&["--priority-max-wait-ms", "15", "--max-wait-ms", "20"]);
+    assert!(set.contains("max wait 20 ms (priority 0: 15 ms)"), "{set}");
+    let none = first(&["--priority-max-wait-ms", "0"]);
+    assert!(none.contains("(priority 0: none)"), "{none}");
+}
+
 #[test]
 fn cp_help_documents_the_loss_mode() {
     let out = pfcp(&["cp", "--help"]);
