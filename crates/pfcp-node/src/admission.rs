@@ -21,7 +21,9 @@
 //!
 //! ## Queue and priority
 //!
-//! Requests wait in one FIFO per message priority (0 highest, clause 7.2.2.4.1); a request
+//! Requests wait in one FIFO per message priority (0 highest, clause 7.2.2.4.1; priority 0 is
+//! served newest first while its oldest has waited beyond the others' bound, see
+//! [`AdmissionConfig::top_priority_max_wait`](crate::admission::AdmissionConfig::top_priority_max_wait)); a request
 //! without MP gets the configured default ([`Classifier::received_request`], default 15). The
 //! queue holds at most [`AdmissionConfig::queue_capacity`](crate::admission::AdmissionConfig::queue_capacity) requests. When it is full, the
 //! *lowest* priority is refused first: a newcomer of a higher priority than the lowest queued
@@ -588,7 +590,7 @@ impl UpAdmission {
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {
         self.sweep(now);
         let index = self.queues.iter().position(|q| !q.is_empty())?;
-        self.take(index)
+        self.take(index, now)
     }
 
     /// The request the service model takes up at `next_free`, for a caller at `now`: the
@@ -611,12 +613,26 @@ impl UpAdmission {
                     .min()
                     .map(|(_, i)| i)
             })?;
-        self.take(index)
+        self.take(index, at)
     }
 
-    /// The oldest request of priority `index`, out of the queue.
-    fn take(&mut self, index: usize) -> Option<Waiting> {
-        let waiting = self.queues.get_mut(index)?.pop_front()?;
+    /// The next request of priority `index` to take up at `at`: the oldest, except in a
+    /// backlog of priority 0 beyond the others' wait bound, where it is the newest that had
+    /// arrived by then (see [`AdmissionConfig::top_priority_max_wait`]).
+    fn take(&mut self, index: usize, at: Instant) -> Option<Waiting> {
+        let bound = self.wait_limit(PRIORITIES - 1);
+        let q = self.queues.get_mut(index)?;
+        let backlogged = index == 0
+            && bound.is_some_and(|b| {
+                q.front()
+                    .is_some_and(|w| at.saturating_duration_since(w.arrived) > b)
+            });
+        let waiting = if backlogged {
+            let newest = q.iter().rposition(|w| w.arrived <= at).unwrap_or(0);
+            q.remove(newest)?
+        } else {
+            q.pop_front()?
+        };
         self.len -= 1;
         metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
         Some(waiting)

@@ -773,3 +773,37 @@ fn priority_0_beyond_the_capacity_waits_no_longer_than_the_rest() {
     assert!(expired > 400, "{expired}");
     assert!(waited <= 16 * MS, "{waited:?}");
 }
+
+/// In a backlog of priority 0 beyond the others' bound (a burst that fits), the newest
+/// request is taken up first: it waits a service time, not the burst, while the burst is still
+/// served in full. A storm's first moment then adds no tail to the latency of what is served.
+#[test]
+fn a_priority_0_backlog_serves_its_newest_first() {
+    let (mut up, mut r) = TopRun::at_1000_per_sec();
+    let t0 = r.t0;
+    let (expired, _) = r.run(&mut up, 0, 30, 0.0, 60);
+    assert_eq!(expired, 0);
+    let late = 9_999;
+    let _ = up.offer(modification(late, 0), t0 + 30 * MS);
+    let mut served_late = None;
+    let mut served = 0;
+    for ms in 30..200 {
+        let now = t0 + ms * MS;
+        up.handle_timeout(now);
+        while let Some(q) = up.poll_ready(now) {
+            served += 1;
+            if q.sequence.value() == late {
+                served_late = Some(ms);
+            }
+        }
+        assert!(
+            up.poll_expired().is_none(),
+            "a burst that fits is not refused"
+        );
+    }
+    assert!(
+        served_late.is_some_and(|ms| ms <= 31),
+        "the newest waits a service time at most: {served_late:?}"
+    );
+    assert_eq!(served + 30, 61, "the whole burst is served");
+}

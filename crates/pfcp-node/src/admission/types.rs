@@ -92,7 +92,10 @@ pub struct AdmissionConfig {
     /// and they wait no longer than [`AdmissionConfig::max_wait`], while more of them arrived
     /// over the last interval's length than the UP function serves in an interval (checked at
     /// each arrival): their surplus cannot be served, and waiting would delay the rest of
-    /// them (`docs/overload-control.md`, "Bounded wait").
+    /// them. While the oldest of them has waited longer than the others may, the newest is
+    /// taken up first: a burst is still served in full, and the first moment of a storm,
+    /// before the test trips, adds no wait to what is served (`docs/overload-control.md`,
+    /// "Bounded wait").
     pub top_priority_max_wait: Option<Duration>,
     /// The classifier; only [`ClassifierConfig::request_default`] (priority of a request
     /// without MP, default 15) is used here.
