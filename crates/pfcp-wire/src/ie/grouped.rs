@@ -321,15 +321,8 @@ macro_rules! grouped_ie {
                 $(let mut $m: Option<$mt> = None;)*
                 $(let mut $o: Option<$ot> = None;)*
                 $(let mut $r = 0usize;)*
-                // As in `check`: members read with `read_tlv`, framing errors `children()`'s.
                 let mut rest = ie.value();
-                while !rest.is_empty() {
-                    let Ok(tlv) = $crate::ie::read_tlv(rest) else {
-                        return Err(ie.children_error(rest));
-                    };
-                    rest = tlv.after;
-                    let t = tlv.ie_type;
-                    let member = ie.member(tlv.value, t);
+                while let Some((t, member)) = ie.next_member(&mut rest) {
                     $(if t == <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE {
                         if $m.is_none() {
                             $m = Some(<$mt as $crate::ie::TypedIe<'a>>::decode(&member)?);
@@ -349,6 +342,9 @@ macro_rules! grouped_ie {
                     })*
                     let _ = t;
                 }
+                if !rest.is_empty() {
+                    return Err(ie.children_error(rest));
+                }
                 Ok($name {
                     $($m: match $m {
                         Some(v) => v,
@@ -365,16 +361,8 @@ macro_rules! grouped_ie {
             fn check(ie: &$crate::ie::RawIe<'a>) -> Result<(), $crate::error::DecodeError> {
                 $(let mut $m = false;)*
                 $(let mut $o = false;)*
-                // The members read with `read_tlv` (in registers); a member becomes a `RawIe`
-                // only when it is checked, and a framing error is `children()`'s.
                 let mut rest = ie.value();
-                while !rest.is_empty() {
-                    let Ok(tlv) = $crate::ie::read_tlv(rest) else {
-                        return Err(ie.children_error(rest));
-                    };
-                    rest = tlv.after;
-                    let t = tlv.ie_type;
-                    let member = ie.member(tlv.value, t);
+                while let Some((t, member)) = ie.next_member(&mut rest) {
                     $(if t == <$mt as $crate::ie::TypedIe<'a>>::IE_TYPE {
                         if !$m {
                             <$mt as $crate::ie::TypedIe<'a>>::check(&member)?;
@@ -394,6 +382,9 @@ macro_rules! grouped_ie {
                         continue;
                     })*
                     let _ = t;
+                }
+                if !rest.is_empty() {
+                    return Err(ie.children_error(rest));
                 }
                 $(let _ = $o;)*
                 $(if !$m {

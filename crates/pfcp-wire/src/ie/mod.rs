@@ -310,6 +310,22 @@ impl<'a> RawIe<'a> {
         }
     }
 
+    /// The member of this grouped IE at the front of `rest` (a tail of its value), with its
+    /// type, and `rest` moved past it. `None` at the end, and at a malformed member, where
+    /// `rest` stays as it was: a walk that ends with `rest` not empty has `children()`'s error,
+    /// `children_error`. The members are read with `read_tlv` (in registers; an error
+    /// value on every step cost 2-17 % of the typed reads in callgrind): a grouped IE's `check`
+    /// and `decode` walk them with this.
+    #[inline(always)]
+    fn next_member(&self, rest: &mut &'a [u8]) -> Option<(IeType, RawIe<'a>)> {
+        if rest.is_empty() {
+            return None;
+        }
+        let tlv = read_tlv(rest).ok()?;
+        *rest = tlv.after;
+        Some((tlv.ie_type, self.member(tlv.value, tlv.ie_type)))
+    }
+
     /// The error `children()` gives for the malformed member at the front of `rest` (a tail
     /// of this IE's value).
     #[cold]
