@@ -53,6 +53,16 @@ pub struct StepReport {
     pub served_settle_down_secs: Option<f64>,
     /// [`StepReport::oscillation`] for the rate the UP functions serve.
     pub served_oscillation: f64,
+    /// Standard deviation of the arrivals from one control interval to the next over the
+    /// same samples as [`StepReport::oscillation`], as a share of the capacity: the noise the
+    /// spread is made of.
+    pub arrivals_sd: f64,
+    /// Lag-1 autocorrelation of those arrivals: about 0 for noise, near -1 for a period-2
+    /// swing of the loop, near +1 for a slow drift.
+    pub arrivals_lag1: f64,
+    /// Spread (max - min) of the means of 5 consecutive intervals over the same samples, as
+    /// a share of the capacity: a swing of the loop shows here, noise averages out.
+    pub arrivals_mean_spread: f64,
 }
 
 /// The real-time runs and their virtual-time twins.
@@ -129,18 +139,62 @@ impl StepReport {
                 served,
             ),
             served_oscillation: spread(s, phase_secs, capacity, served),
+            arrivals_sd: noise(&high_phase(s, phase_secs, arrived), capacity).0,
+            arrivals_lag1: noise(&high_phase(s, phase_secs, arrived), capacity).1,
+            arrivals_mean_spread: mean_spread(&high_phase(s, phase_secs, arrived), 5, capacity),
             run,
         }
     }
 }
 
-/// Spread (max - min) of `rate` in the second half of the high phase, as a share of `capacity`.
-fn spread(s: &[Sample], phase_secs: f64, capacity: f64, rate: impl Fn(&Sample) -> f64) -> f64 {
-    let high: Vec<f64> = s
-        .iter()
+/// `rate` over the second half of the high phase.
+fn high_phase(s: &[Sample], phase_secs: f64, rate: impl Fn(&Sample) -> f64) -> Vec<f64> {
+    s.iter()
         .filter(|x| x.t > 1.5 * phase_secs && x.t <= 2.0 * phase_secs)
         .map(rate)
+        .collect()
+}
+
+/// Standard deviation of `x` as a share of `capacity`, and its lag-1 autocorrelation (0 for
+/// fewer than 2 samples or a constant series).
+fn noise(x: &[f64], capacity: f64) -> (f64, f64) {
+    if x.len() < 2 {
+        return (0.0, 0.0);
+    }
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    let cov = x
+        .windows(2)
+        .map(|w| match w {
+            [a, b] => (a - mean) * (b - mean),
+            _ => 0.0,
+        })
+        .sum::<f64>()
+        / n;
+    let lag1 = if var > 0.0 { cov / var } else { 0.0 };
+    (var.sqrt() / capacity.max(1e-9), lag1)
+}
+
+/// Spread (max - min) of the means of `k` consecutive samples of `x` (a sliding window), as a
+/// share of `capacity`; 0 with fewer than `k` samples.
+fn mean_spread(x: &[f64], k: usize, capacity: f64) -> f64 {
+    let means: Vec<f64> = x
+        .windows(k.max(1))
+        .map(|w| w.iter().sum::<f64>() / w.len() as f64)
         .collect();
+    match (
+        means.iter().copied().reduce(f64::max),
+        means.iter().copied().reduce(f64::min),
+    ) {
+        (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
+        _ => 0.0,
+    }
+}
+
+/// Spread (max - min) of `rate` in the second half of the high phase, as a share of `capacity`.
+fn spread(s: &[Sample], phase_secs: f64, capacity: f64, rate: impl Fn(&Sample) -> f64) -> f64 {
+    let high = high_phase(s, phase_secs, rate);
     match (
         high.iter().copied().reduce(f64::max),
         high.iter().copied().reduce(f64::min),
@@ -243,11 +297,14 @@ impl Report {
                 let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.1} s"));
                 let _ = writeln!(
                     out,
-                    "  {:>16}: arrivals up {:>6}, down {:>6}, spread {:.2}; served up {:>6}, down {:>6}, spread {:.2}; goodput {:.3} of ideal",
+                    "  {:>16}: arrivals up {:>6}, down {:>6}, spread {:.2} (sd {:.2}, lag-1 {:+.2}, means of 5 intervals {:.2}); served up {:>6}, down {:>6}, spread {:.2}; goodput {:.3} of ideal",
                     st.run.strategy,
                     f(st.settle_up_secs),
                     f(st.settle_down_secs),
                     st.oscillation,
+                    st.arrivals_sd,
+                    st.arrivals_lag1,
+                    st.arrivals_mean_spread,
                     f(st.served_settle_up_secs),
                     f(st.served_settle_down_secs),
                     st.served_oscillation,
@@ -293,5 +350,38 @@ impl Report {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_tells_a_swing_from_a_constant() {
+        // A period-2 swing of +-10 around 100: sd 10, lag-1 -1 (n-1 of n products).
+        let swing: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 110.0 } else { 90.0 })
+            .collect();
+        let (sd, lag1) = noise(&swing, 100.0);
+        assert!((sd - 0.1).abs() < 1e-12, "{sd}");
+        assert!((lag1 + 0.9).abs() < 1e-12, "{lag1}");
+        // A constant has neither.
+        assert_eq!(noise(&[5.0; 8], 100.0), (0.0, 0.0));
+        // A ramp drifts: positive lag-1.
+        let ramp: Vec<f64> = (0..20).map(f64::from).collect();
+        assert!(noise(&ramp, 1.0).1 > 0.8);
+    }
+
+    #[test]
+    fn means_average_a_swing_out_and_keep_a_drift() {
+        let swing: Vec<f64> = (0..20)
+            .map(|i| if i % 2 == 0 { 110.0 } else { 90.0 })
+            .collect();
+        // Means of 5 alternate between 102 and 98.
+        assert!((mean_spread(&swing, 5, 100.0) - 0.04).abs() < 1e-12);
+        let step: Vec<f64> = (0..10).map(|i| if i < 5 { 100.0 } else { 150.0 }).collect();
+        assert!((mean_spread(&step, 5, 100.0) - 0.5).abs() < 1e-12);
+        assert_eq!(mean_spread(&[1.0, 2.0], 5, 1.0), 0.0);
     }
 }
