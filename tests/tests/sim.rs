@@ -43,6 +43,23 @@ fn no_false_throttling_below_capacity() {
     assert_eq!(r.total.throttled, 0);
 }
 
+/// Just below the capacity the CPs still throttle nothing: what the toolkit loses there is the
+/// bounded wait's refusals at the 500/s UP function (the sessions' requests come three at a
+/// time), about what that queue refuses without any OCI, and the LCI's split.
+#[test]
+fn just_below_capacity_nothing_is_throttled() {
+    let s = scenario();
+    let toolkit = at(&s, Strategy::Toolkit, 0.9);
+    let alone = at(&s, Strategy::SelfProtection, 0.9);
+    assert_eq!(toolkit.total.throttled, 0);
+    assert!(
+        toolkit.goodput_ratio() >= 0.97 && toolkit.goodput_ratio() >= alone.goodput_ratio() - 0.01,
+        "toolkit {:.3}, self-protection {:.3}",
+        toolkit.goodput_ratio(),
+        alone.goodput_ratio()
+    );
+}
+
 /// Section 1's goodput (at least 0.95 of the ideal from 1.3x to 10x) and latency (p99 of
 /// successes within max(3 x the uncongested p99, 20 ms) at every load).
 #[test]
