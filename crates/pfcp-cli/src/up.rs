@@ -48,6 +48,7 @@ use crate::meter::{self, Meter};
 use crate::{io_error_text, now};
 
 pub mod reports;
+pub mod series;
 
 use reports::{LevelTrace, ReportCounts, ReportSessions};
 pub use reports::{ReportArgs, ReportTotals};
@@ -106,6 +107,11 @@ pub struct UpArgs {
     /// Also print a summary as one JSON object on stdout when stopping.
     #[arg(long)]
     pub json: bool,
+    /// With --json: record the served, refused and cause-74 counts, the published Overload
+    /// Reduction Metric and the queue every MS milliseconds, as the summary's `series` (to
+    /// read a step of load off the UP function: settling, spread). 0: none.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub series_ms: u64,
     /// Serve the counters (pfcp-node's and this tool's) at a Prometheus scrape endpoint on
     /// ADDR, e.g. `127.0.0.1:9185` (any path answers GET).
     #[arg(long, value_name = "ADDR")]
@@ -338,10 +344,23 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut last = Snapshot::take(&meter, &counts, &endpoint);
     let mut max_metric = 0u64;
+    let mut series = series::Series::default();
+    let period = Duration::from_millis(args.series_ms.max(1));
+    let mut series_ticks = (args.json && args.series_ms > 0).then(|| {
+        let mut t = tokio::time::interval_at(start + period, period);
+        // A late loop records one longer period (its end time says so), not a burst of
+        // empty ones.
+        t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        t
+    });
     loop {
         tokio::select! {
             _ = &mut deadline => break,
             _ = &mut interrupted => break,
+            _ = series::tick(&mut series_ticks) => {
+                let t = now().duration_since(start).as_secs_f64();
+                series.record(t, Snapshot::take(&meter, &counts, &endpoint));
+            }
             _ = ticks.tick() => {
                 let snap = Snapshot::take(&meter, &counts, &endpoint);
                 let secs = now().duration_since(start).as_secs();
@@ -404,6 +423,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .unwrap_or(0.0);
     max_metric = max_metric.max(peak.round() as u64);
     let secs = now().duration_since(start).as_secs_f64();
+    if series_ticks.is_some() {
+        // The last, partial period: the series adds up to the totals.
+        series.record(secs, snap);
+    }
     eprintln!(
         "pfcp up: stopped after {secs:.1} s: served {}, rejected with cause 74 {}, refused {}, \
          dropped by the kernel {}, by the ingress guard {}",
@@ -432,6 +455,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             "reports": report_totals,
             "report_egress": report_egress,
         });
+        let mut summary = summary;
+        if let (Some(_), Some(m)) = (&series_ticks, summary.as_object_mut()) {
+            m.insert("series".into(), serde_json::json!(series.periods()));
+        }
         println!("{summary}");
     }
     drop(endpoint);

@@ -462,3 +462,53 @@ fn cp_egress_sets_route_groups_and_the_level_summary() {
         .sum();
     assert!(follows > 0, "{labels:?}");
 }
+
+/// `pfcp up --series-ms`: the summary's series adds up to its totals, period by period in
+/// order, so that a step of load can be read off the UP function with the shipped tools.
+#[test]
+fn up_series_adds_up_to_the_summary() {
+    let port = procs::free_udp_port();
+    let listen = format!("127.0.0.1:{port}");
+    let up = {
+        let listen = listen.clone();
+        thread::spawn(move || {
+            pfcp(&[
+                "up",
+                "--listen",
+                &listen,
+                "--capacity",
+                "500",
+                "--duration-secs",
+                "3",
+                "--series-ms",
+                "100",
+                "--json",
+            ])
+        })
+    };
+    thread::sleep(Duration::from_millis(500));
+    // Twice the capacity for a second: some requests are served, some refused.
+    let cp = summary(&pfcp(&[
+        "cp",
+        "--up",
+        &listen,
+        "--rate",
+        "1000",
+        "--duration-secs",
+        "1",
+        "--json",
+    ]));
+    assert!(n(&cp, "/succeeded") > 0);
+    let s = summary(&up.join().unwrap());
+    let series = s["series"].as_array().expect("a series");
+    assert!(series.len() >= 2, "{s}");
+    for key in ["served", "rejected_74", "refused"] {
+        let sum: u64 = series.iter().map(|p| n(p, &format!("/{key}"))).sum();
+        assert_eq!(sum, n(&s, &format!("/{key}")), "{key}");
+    }
+    let t: Vec<f64> = series.iter().filter_map(|p| p["t"].as_f64()).collect();
+    assert_eq!(t.len(), series.len());
+    assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
+    assert!(series.iter().any(|p| n(p, "/served") > 0));
+    assert!(series.iter().all(|p| n(p, "/metric") <= 100));
+}
