@@ -511,4 +511,7 @@ fn up_series_adds_up_to_the_summary() {
     assert!(t.windows(2).all(|w| w[0] < w[1]), "{t:?}");
     assert!(series.iter().any(|p| n(p, "/served") > 0));
     assert!(series.iter().all(|p| n(p, "/metric") <= 100));
+    // The CP stopped more than a second before the UP: its queue is empty at the end, also
+    // when the last requests in it expired rather than being served.
+    assert_eq!(series.last().map(|p| n(p, "/queue")), Some(0), "{s}");
 }

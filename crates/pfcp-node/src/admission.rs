@@ -675,6 +675,9 @@ impl UpAdmission {
                 }
             }
         }
+        if self.expired.len() > before {
+            metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        }
         for _ in before..self.expired.len() {
             self.charge_refusal(now);
         }

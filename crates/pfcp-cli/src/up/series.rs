@@ -32,16 +32,28 @@ pub struct Series {
 
 impl Series {
     /// Close the period ending `t` seconds after the start, at counters `snap`.
+    /// A period that would end no later than the last one (the final, partial period when the
+    /// run stops on a tick) is added to it, so that the times strictly increase.
     pub(super) fn record(&mut self, t: f64, snap: Snapshot) {
         let last = std::mem::replace(&mut self.last, snap);
-        self.periods.push(Period {
+        let p = Period {
             t: (t * 1000.0).round() / 1000.0,
             served: snap.served.saturating_sub(last.served),
             refused: snap.refused.saturating_sub(last.refused),
             rejected_74: snap.rejected_74.saturating_sub(last.rejected_74),
             metric: snap.overload.round().clamp(0.0, 100.0) as u8,
             queue: snap.queue.round().max(0.0) as u64,
-        });
+        };
+        match self.periods.last_mut() {
+            Some(prev) if p.t <= prev.t => {
+                prev.served += p.served;
+                prev.refused += p.refused;
+                prev.rejected_74 += p.rejected_74;
+                prev.metric = p.metric;
+                prev.queue = p.queue;
+            }
+            _ => self.periods.push(p),
+        }
     }
 
     /// The periods, oldest first.
@@ -93,5 +105,13 @@ mod tests {
         );
         // The sums are the totals: nothing is lost between periods.
         assert_eq!(p.iter().map(|p| p.served).sum::<u64>(), 25);
+        // A last period ending on the same millisecond joins the one before.
+        s.record(0.3002, at(27, 9, 0.0, 0.0));
+        let p = s.periods();
+        assert_eq!(p.len(), 3);
+        assert_eq!(
+            (p[2].t, p[2].served, p[2].metric, p[2].queue),
+            (0.3, 2, 0, 0)
+        );
     }
 }
