@@ -44,14 +44,16 @@ use pfcp_wire::ie::RecoveryTimeStamp;
 use pfcp_wire::{Cause, Encode};
 use tokio::sync::mpsc;
 
-use crate::meter::{self, Meter};
+use crate::meter;
 use crate::{io_error_text, now};
 
 pub mod reports;
 pub mod series;
+mod snapshot;
 
 use reports::{LevelTrace, ReportCounts, ReportSessions};
 pub use reports::{ReportArgs, ReportTotals};
+use snapshot::Snapshot;
 
 /// Arguments of `pfcp up`.
 #[derive(Debug, clap::Args)]
@@ -473,56 +475,6 @@ fn fseid_for(fseid_ip: Option<IpAddr>, listen: SocketAddr) -> IpAddr {
     } else {
         listen.ip()
     })
-}
-
-/// Counters and gauges at one instant.
-#[derive(Debug, Clone, Copy, Default)]
-struct Snapshot {
-    served: u64,
-    refused: u64,
-    rejected_74: u64,
-    overload: f64,
-    load: f64,
-    queue: f64,
-    kernel_drops: Option<u64>,
-    guard_drops: u64,
-}
-
-impl Snapshot {
-    fn take(meter: &Meter, counts: &Counts, endpoint: &Endpoint) -> Snapshot {
-        Snapshot {
-            kernel_drops: endpoint.kernel_drops(),
-            guard_drops: endpoint.inspect(|n| n.guard().dropped()).unwrap_or(0),
-            served: counts.served.load(Ordering::Relaxed),
-            refused: counts.refused.load(Ordering::Relaxed),
-            // Every cause-74 rejection of the endpoint: queue full, evicted, waited too long,
-            // application channel full. (Cause 72, "no association", is counted apart.)
-            rejected_74: meter.counter_where("pfcp_requests_rejected_total", |labels| {
-                !labels
-                    .iter()
-                    .any(|l| l.key() == "cause" && l.value() != "74")
-            }),
-            overload: meter.gauge("pfcp_overload_metric_published").unwrap_or(0.0),
-            load: meter.gauge("pfcp_load_metric_published").unwrap_or(0.0),
-            queue: meter.gauge("pfcp_admission_queue_depth").unwrap_or(0.0),
-        }
-    }
-
-    fn status_line(&self, last: &Snapshot, secs: u64) -> String {
-        format!(
-            "[{secs:>4}s] served {:>6}/s (total {}) | rejected cause 74 {:>6}/s (total {}) | \
-             overload metric {:>3}% | load {:>3}% | queue {} | dropped: kernel {}, guard {}",
-            self.served.saturating_sub(last.served),
-            self.served,
-            self.rejected_74.saturating_sub(last.rejected_74),
-            self.rejected_74,
-            self.overload.round(),
-            self.load.round(),
-            self.queue.round(),
-            self.kernel_drops.map_or("?".into(), |d| d.to_string()),
-            self.guard_drops
-        )
-    }
 }
 
 /// Record an accepted session request for the reports: a new session (its UP SEID from the

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::Snapshot;
+use super::snapshot::Snapshot;
 
 /// One period of the series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -1,0 +1,59 @@
+//! What `pfcp up` reads of its counters and gauges at one instant: for the status line once a
+//! second, the series (`--series-ms`) and the summary.
+
+use std::sync::atomic::Ordering;
+
+use pfcp_node::Endpoint;
+
+use super::Counts;
+use crate::meter::Meter;
+
+/// Counters and gauges at one instant.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Snapshot {
+    pub(super) served: u64,
+    pub(super) refused: u64,
+    pub(super) rejected_74: u64,
+    pub(super) overload: f64,
+    pub(super) load: f64,
+    pub(super) queue: f64,
+    pub(super) kernel_drops: Option<u64>,
+    pub(super) guard_drops: u64,
+}
+
+impl Snapshot {
+    pub(super) fn take(meter: &Meter, counts: &Counts, endpoint: &Endpoint) -> Snapshot {
+        Snapshot {
+            kernel_drops: endpoint.kernel_drops(),
+            guard_drops: endpoint.inspect(|n| n.guard().dropped()).unwrap_or(0),
+            served: counts.served.load(Ordering::Relaxed),
+            refused: counts.refused.load(Ordering::Relaxed),
+            // Every cause-74 rejection of the endpoint: queue full, evicted, waited too long,
+            // application channel full. (Cause 72, "no association", is counted apart.)
+            rejected_74: meter.counter_where("pfcp_requests_rejected_total", |labels| {
+                !labels
+                    .iter()
+                    .any(|l| l.key() == "cause" && l.value() != "74")
+            }),
+            overload: meter.gauge("pfcp_overload_metric_published").unwrap_or(0.0),
+            load: meter.gauge("pfcp_load_metric_published").unwrap_or(0.0),
+            queue: meter.gauge("pfcp_admission_queue_depth").unwrap_or(0.0),
+        }
+    }
+
+    pub(super) fn status_line(&self, last: &Snapshot, secs: u64) -> String {
+        format!(
+            "[{secs:>4}s] served {:>6}/s (total {}) | rejected cause 74 {:>6}/s (total {}) | \
+             overload metric {:>3}% | load {:>3}% | queue {} | dropped: kernel {}, guard {}",
+            self.served.saturating_sub(last.served),
+            self.served,
+            self.rejected_74.saturating_sub(last.rejected_74),
+            self.rejected_74,
+            self.overload.round(),
+            self.load.round(),
+            self.queue.round(),
+            self.kernel_drops.map_or("?".into(), |d| d.to_string()),
+            self.guard_drops
+        )
+    }
+}
