@@ -440,7 +440,7 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         snap.guard_drops
     );
     if args.json {
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "duration_secs": (secs * 10.0).round() / 10.0,
             "capacity": args.capacity,
             "served": snap.served,
@@ -457,7 +457,6 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             "reports": report_totals,
             "report_egress": report_egress,
         });
-        let mut summary = summary;
         if let (Some(_), Some(m)) = (&series_ticks, summary.as_object_mut()) {
             m.insert("series".into(), serde_json::json!(series.periods()));
         }
