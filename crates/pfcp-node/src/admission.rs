@@ -449,7 +449,7 @@ impl UpAdmission {
             }
         };
         metrics::counter!("pfcp_admission_offered_total", "outcome" => "queued").increment(1);
-        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        self.publish_depth();
         admit
     }
 
@@ -573,6 +573,11 @@ impl UpAdmission {
     /// waiting would only delay the rest of it), but at least [`MIN_WAIT_SERVICES`] service
     /// times (a limit shorter than that would refuse nearly everything that has to queue at
     /// all), [`TOP_MIN_WAIT_SERVICES`] for priority 0 while its load fits.
+    /// The queue-depth gauge follows every change of `len`: arrival, service, expiry.
+    fn publish_depth(&self) {
+        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+    }
+
     fn wait_limit(&self, p: usize) -> Option<Duration> {
         let (limit, services) = if p == 0 && !self.top_overloaded {
             (self.config.top_priority_max_wait, TOP_MIN_WAIT_SERVICES)
@@ -634,7 +639,7 @@ impl UpAdmission {
             q.pop_front()?
         };
         self.len -= 1;
-        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+        self.publish_depth();
         Some(waiting)
     }
 
@@ -676,7 +681,7 @@ impl UpAdmission {
             }
         }
         if self.expired.len() > before {
-            metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
+            self.publish_depth();
         }
         for _ in before..self.expired.len() {
             self.charge_refusal(now);

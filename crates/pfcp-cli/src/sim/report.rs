@@ -126,10 +126,12 @@ impl StepReport {
         let s = &run.series;
         let arrived = |x: &Sample| x.arrived;
         let served = |x: &Sample| x.served;
+        let high = high_phase(s, phase_secs, arrived);
+        let (arrivals_sd, arrivals_lag1) = noise(&high, capacity);
         StepReport {
             settle_up_secs: settle(s, phase_secs, 2.0 * phase_secs, capacity, arrived),
             settle_down_secs: settle(s, 2.0 * phase_secs, 3.0 * phase_secs, capacity, arrived),
-            oscillation: spread(s, phase_secs, capacity, arrived),
+            oscillation: range(&high, capacity),
             served_settle_up_secs: settle(s, phase_secs, 2.0 * phase_secs, capacity, served),
             served_settle_down_secs: settle(
                 s,
@@ -138,10 +140,10 @@ impl StepReport {
                 capacity,
                 served,
             ),
-            served_oscillation: spread(s, phase_secs, capacity, served),
-            arrivals_sd: noise(&high_phase(s, phase_secs, arrived), capacity).0,
-            arrivals_lag1: noise(&high_phase(s, phase_secs, arrived), capacity).1,
-            arrivals_mean_spread: mean_spread(&high_phase(s, phase_secs, arrived), 5, capacity),
+            served_oscillation: range(&high_phase(s, phase_secs, served), capacity),
+            arrivals_sd,
+            arrivals_lag1,
+            arrivals_mean_spread: mean_spread(&high, 5, capacity),
             run,
         }
     }
@@ -183,21 +185,14 @@ fn mean_spread(x: &[f64], k: usize, capacity: f64) -> f64 {
         .windows(k.max(1))
         .map(|w| w.iter().sum::<f64>() / w.len() as f64)
         .collect();
-    match (
-        means.iter().copied().reduce(f64::max),
-        means.iter().copied().reduce(f64::min),
-    ) {
-        (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
-        _ => 0.0,
-    }
+    range(&means, capacity)
 }
 
-/// Spread (max - min) of `rate` in the second half of the high phase, as a share of `capacity`.
-fn spread(s: &[Sample], phase_secs: f64, capacity: f64, rate: impl Fn(&Sample) -> f64) -> f64 {
-    let high = high_phase(s, phase_secs, rate);
+/// Spread (max - min) of `x` as a share of `capacity`; 0 when empty.
+fn range(x: &[f64], capacity: f64) -> f64 {
     match (
-        high.iter().copied().reduce(f64::max),
-        high.iter().copied().reduce(f64::min),
+        x.iter().copied().reduce(f64::max),
+        x.iter().copied().reduce(f64::min),
     ) {
         (Some(hi), Some(lo)) => (hi - lo) / capacity.max(1e-9),
         _ => 0.0,
