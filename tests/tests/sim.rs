@@ -122,3 +122,41 @@ fn load_control_spreads_new_sessions_by_capacity() {
     let share = big as f64 / (big + small) as f64;
     assert!((0.70..=0.80).contains(&share), "{big} / {small}");
 }
+
+/// After a storm over both UP functions, the CPs come back to the one whose overload they last
+/// heard of: they hear its end only from its own messages, so an avoided UP function that sends
+/// nothing would be avoided for its OCI's whole validity (`UpSelector::reprobe_after`). The
+/// low phase is exactly the capacity of both, so every CP that stayed away costs a share of it.
+#[test]
+fn after_a_storm_the_cps_come_back_to_the_up_they_avoided() {
+    let mut s = scenario();
+    let classes = s.validate().unwrap();
+    let mut served_after = Vec::new();
+    for seed in [3, 5] {
+        s.seed = seed;
+        // 1x -> 10x -> 1x, 3 s each.
+        let mut step = s.step.clone().unwrap();
+        step.phase_secs = 3.0;
+        let r = run(
+            &s,
+            &classes,
+            Strategy::Toolkit,
+            &Plan::Step(step),
+            pfcp_test_support::clock::origin(),
+        )
+        .unwrap();
+        // The last two seconds of the low phase, as a share of the capacity (2000/s).
+        let tail: Vec<f64> = r
+            .series
+            .iter()
+            .filter(|x| x.t > 7.0 && x.t <= 9.0)
+            .map(|x| x.served)
+            .collect();
+        assert!(tail.len() >= 19, "{} intervals", tail.len());
+        served_after.push(tail.iter().sum::<f64>() / tail.len() as f64 / 2000.0);
+    }
+    // 0.95 and 0.98; before the CPs tried an avoided UP function again, 0.82 and 0.77.
+    for share in &served_after {
+        assert!(*share >= 0.9, "served after the step {served_after:?}");
+    }
+}

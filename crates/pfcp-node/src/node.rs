@@ -220,6 +220,9 @@ pub struct Node {
     events: VecDeque<NodeEvent>,
     next_request: u64,
     draws: u64,
+    /// A Weyl sequence for the UP selection (see [`Node::select_up`]), and its step.
+    selections: u64,
+    selection_step: u64,
     stats: NodeStats,
 }
 
@@ -299,7 +302,9 @@ impl Node {
             backlog: VecDeque::new(),
             events: VecDeque::new(),
             next_request: 0,
-            draws: config.seed ^ 0x9E37_79B9_7F4A_7C15,
+            draws: config.seed ^ GOLDEN,
+            selections: splitmix64(config.seed ^ 0x5E1E_C7ED_0F0F_0F0F),
+            selection_step: selection_step(config.seed),
             stats: NodeStats::default(),
             local: config.local,
         })
@@ -382,16 +387,27 @@ impl Node {
     /// Choose the UP function for a new session among `candidates` (peer address and static
     /// weight), by their load (LCI) and overload (OCI) as this CP knows them (clause 6.2.3,
     /// [`UpSelector`](pfcp_overload::UpSelector)); `None` if none can be chosen. Without CP
-    /// overload control, at random in proportion to the static weights.
+    /// overload control, in proportion to the static weights.
+    ///
+    /// The draws are a Weyl sequence, not random: the sessions follow the scores with an
+    /// error of a session or two over any run, where random draws give a binomial split that
+    /// a UP function at its capacity refuses in part (the default scenario of `pfcp sim` at
+    /// 0.9x: goodput 0.983-0.986 with random draws, 0.993-0.996 with these). Each node has its
+    /// own start and step, from its seed (see `selection_step`).
     pub fn select_up(
         &mut self,
         candidates: &[(SocketAddr, u32)],
         now: Instant,
     ) -> Option<SocketAddr> {
-        let draw = self.draw();
+        self.selections = self.selections.wrapping_add(self.selection_step);
+        let draw = self.selections;
         let Some(cp) = self.cp.as_ref() else {
             let total: u64 = candidates.iter().map(|(_, w)| u64::from(*w)).sum();
-            let mut pick = draw.checked_rem(total)?;
+            if total == 0 {
+                return None;
+            }
+            // The draw as a fraction of 2^64 (a remainder would undo the sequence's spread).
+            let mut pick = ((u128::from(draw) * u128::from(total)) >> 64) as u64;
             return candidates.iter().find_map(|(a, w)| {
                 if pick < u64::from(*w) {
                     return Some(*a);
@@ -481,11 +497,8 @@ impl Node {
 
     /// The next pseudo-random draw (SplitMix64 over the configured seed).
     fn draw(&mut self) -> u64 {
-        self.draws = self.draws.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.draws;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.draws = self.draws.wrapping_add(GOLDEN);
+        splitmix64(self.draws)
     }
 
     /// The Node ID of the peer at `addr` (from its association), or its IP address as one.
@@ -534,6 +547,34 @@ impl Node {
     fn sequence_for(&mut self, peer: SocketAddr) -> SequenceNumber {
         self.xact.next_sequence(peer)
     }
+}
+
+/// 2^64 divided by the golden ratio, made odd: the step of SplitMix64's state and the best
+/// spread Weyl sequence.
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The step of a node's Weyl sequence for the UP selection: a noble number, whose continued
+/// fraction has partial quotients of 1 or 2 (ten of them, from the seed) and then only 1s, as
+/// the golden ratio's. Every such step spreads any run of picks within 2-3 of the shares
+/// (bounded partial quotients), and CPs get different ones: with one step for all, CP
+/// functions whose sessions come paced at the same rate repeat each other's pattern at a fixed
+/// offset, and those that collide at a UP function collide every time (`pfcp sim` at 0.5x:
+/// p99 8 ms with the golden ratio for all).
+fn selection_step(seed: u64) -> u64 {
+    let quotients = splitmix64(seed ^ 0x0123_4567_89AB_CDEF);
+    let mut x = (1.0 + 5f64.sqrt()) / 2.0;
+    for i in 0..10 {
+        x = (1 + ((quotients >> i) & 1)) as f64 + 1.0 / x;
+    }
+    // 1/x is in (1/3, 1): its 64-bit fraction, made odd.
+    ((1.0 / x) * 18_446_744_073_709_551_616.0) as u64 | 1
+}
+
+/// SplitMix64's output function.
+fn splitmix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]

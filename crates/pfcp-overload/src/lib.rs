@@ -11,7 +11,8 @@
 //!   sequencing, Period of Validity, entity vs node scope (AOCI), bounded memory, expiry.
 //!   [`OverloadTable::reduction`] answers "what share of my requests to this UP must I shed?".
 //! * [`LoadTable`] and [`UpSelector`]: the latest LCI of each UP, and a deterministic weighted
-//!   UP selection for new sessions that avoids overloaded UPs.
+//!   UP selection for new sessions that avoids overloaded UPs, and tries one again when no
+//!   message from it has confirmed its overload for a while.
 //!
 //! ```
 //! use std::time::{Duration, Instant};

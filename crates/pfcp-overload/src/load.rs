@@ -199,10 +199,18 @@ pub struct Candidate {
 /// Score of a candidate = `weight x (100 - load + spare_offset) x (100 - reduction)`, where
 /// *load* is its last LCI (or [`UpSelector::unknown_load`] when unknown) and *reduction* its
 /// current node-scoped overload metric. Candidates whose reduction reaches
-/// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state. The
-/// pick is weighted-random by score with a random number the caller passes in, so the
+/// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state, or
+/// no message from them has confirmed it for [`UpSelector::reprobe_after`]. The pick is
+/// weighted by score with a draw the caller passes in (read as a fraction of 2^64), so the
 /// selection is deterministic for a given draw and spreads load in proportion to spare
 /// capacity rather than herding onto the single least-loaded UP.
+///
+/// **Draws.** Random draws split the sessions binomially: over a control interval a UP
+/// function gets its share plus or minus the square root of it, which a UP function running
+/// at its capacity refuses. A Weyl sequence (`start + k x 0x9E37_79B9_7F4A_7C15`, any start)
+/// splits them with an error of a session or two over any run of picks, as a smooth weighted
+/// round robin would, and needs no state here; `pfcp-node`'s `Node::select_up` passes one
+/// (`docs/overload-control.md`, UP selection).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpSelector {
     /// Load assumed for a UP without a (fresh) LCI. Default 50.
@@ -216,6 +224,17 @@ pub struct UpSelector {
     /// of percent and the split swings from one report to the next; an offset of 25 cuts that
     /// gain fourfold (`docs/overload-control.md`, UP selection).
     pub spare_offset: u8,
+    /// How long a UP function avoided for its reduction stays avoided without a message from
+    /// it ([`OverloadTable::confirmed`]); after that it is scored as though its reduction were
+    /// 0, until a message from it comes. A CP function that sends nothing to a UP function
+    /// cannot learn that its overload has ended: OCI rides only on the UP function's messages
+    /// (Table 7.3-1). Without this, the CP functions that turned from a UP function in a storm
+    /// stay away from it after the storm, up to the OCI's whole Period of Validity, while
+    /// the UP functions they kept take its share (`docs/overload-control.md`, UP selection).
+    /// What is then sent to it still passes its Loss throttle at the reduction in force.
+    /// `None`: avoided until the validity ends. Default 200 ms, two of the reporter's default
+    /// control intervals.
+    pub reprobe_after: Option<Duration>,
 }
 
 impl Default for UpSelector {
@@ -224,6 +243,7 @@ impl Default for UpSelector {
             unknown_load: 50,
             avoid_reduction: 50,
             spare_offset: 0,
+            reprobe_after: Some(Duration::from_millis(200)),
         }
     }
 }
@@ -233,6 +253,13 @@ impl UpSelector {
     #[must_use]
     pub fn with_spare_offset(mut self, spare_offset: u8) -> Self {
         self.spare_offset = spare_offset;
+        self
+    }
+
+    /// With `reprobe_after` set (see the field).
+    #[must_use]
+    pub fn with_reprobe_after(mut self, reprobe_after: Option<Duration>) -> Self {
+        self.reprobe_after = reprobe_after;
         self
     }
 }
@@ -247,7 +274,8 @@ impl UpSelector {
     }
 
     /// Index of the chosen candidate, or `None` if none has a positive score. `draw` is a
-    /// uniformly random `u64` from the caller's RNG.
+    /// uniformly distributed `u64`: from the caller's RNG or, better, the next term of a Weyl
+    /// sequence (see the type's docs, "Draws").
     pub fn select(
         &self,
         candidates: &[Candidate],
@@ -256,7 +284,19 @@ impl UpSelector {
         now: Instant,
         draw: u64,
     ) -> Option<usize> {
-        let reduction = |c: &Candidate| overload.reduction(None, &c.node, now);
+        let reduction = |c: &Candidate| {
+            let r = overload.reduction(None, &c.node, now);
+            let unconfirmed = self.reprobe_after.is_some_and(|after| {
+                overload
+                    .confirmed(&c.node)
+                    .is_none_or(|t| now.saturating_duration_since(t) > after)
+            });
+            if r >= self.avoid_reduction && unconfirmed {
+                0
+            } else {
+                r
+            }
+        };
         let any_ok = candidates
             .iter()
             .any(|c| c.weight > 0 && reduction(c) < self.avoid_reduction);
@@ -287,7 +327,7 @@ impl UpSelector {
             if weights == 0 {
                 return None;
             }
-            let mut pick = draw % weights;
+            let mut pick = scale(draw, weights);
             for (i, c) in candidates.iter().enumerate() {
                 let w = u64::from(c.weight);
                 if pick < w {
@@ -297,7 +337,7 @@ impl UpSelector {
             }
             return None;
         }
-        let mut pick = draw % total;
+        let mut pick = scale(draw, total);
         for (i, c) in candidates.iter().enumerate() {
             let s = match cache.get(i) {
                 Some(&s) if cached => s,
@@ -312,11 +352,31 @@ impl UpSelector {
     }
 }
 
+/// `draw` as a fraction of 2^64, scaled to `0..total` (multiply-high, not a remainder): a run
+/// of well-spread draws, such as a Weyl sequence, gives a run of well-spread picks.
+pub(crate) fn scale(draw: u64, total: u64) -> u64 {
+    ((u128::from(draw) * u128::from(total)) >> 64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pfcp_test_support::ies::lci;
     use pfcp_wire::ie::{ControlSequenceNumber, Metric};
+
+    /// UP functions "a" and "b" of weight 1.
+    fn two_candidates() -> [Candidate; 2] {
+        ["a", "b"].map(|n| Candidate {
+            node: NodeKey::fqdn(n),
+            weight: 1,
+        })
+    }
+
+    /// `n` draws spaced evenly over `u64` (rounded up, so that draw `d` reads as `d / n`).
+    fn spaced(n: u64) -> impl Iterator<Item = u64> {
+        let n = u128::from(n);
+        (0..n).map(move |d| (d << 64).div_ceil(n) as u64)
+    }
 
     #[test]
     fn clause_6_2_3_3_2_sequencing() {
@@ -362,22 +422,16 @@ mod tests {
     #[test]
     fn selector_weighs_spare_capacity_and_avoids_overloaded() {
         let now = crate::test_now();
-        let a = Candidate {
-            node: NodeKey::fqdn("a"),
-            weight: 1,
-        };
-        let b = Candidate {
-            node: NodeKey::fqdn("b"),
-            weight: 1,
-        };
+        let [a, b] = two_candidates();
         let mut loads = LoadTable::default();
         loads.handle_lci(&a.node, &lci(1, 80), now);
         loads.handle_lci(&b.node, &lci(1, 20), now);
         let overload = OverloadTable::default();
         let sel = UpSelector::default();
         let cands = [a.clone(), b.clone()];
-        // Scores: a = 20 x 100, b = 80 x 100: over every draw residue, b gets exactly 80 %.
-        let picks_b = (0..10_000u64)
+        // Scores: a = 20 x 100, b = 80 x 100: of 10 000 evenly spaced draws, b gets exactly
+        // 80 %.
+        let picks_b = spaced(10_000)
             .filter(|d| sel.select(&cands, &loads, &overload, now, *d) == Some(1))
             .count();
         assert_eq!(picks_b, 8000);
@@ -394,5 +448,97 @@ mod tests {
         for d in 0..100 {
             assert_eq!(sel.select(&cands, &loads, &overload, now, d), Some(0));
         }
+    }
+
+    #[test]
+    fn an_avoided_up_without_news_is_tried_again() {
+        let now = crate::test_now();
+        let cands = two_candidates();
+        let b = cands[1].clone();
+        let loads = LoadTable::default();
+        let mut overload = OverloadTable::default();
+        let origin = crate::OciOrigin::new(b.node.clone(), None);
+        let oci = pfcp_test_support::ies::oci(1, 90, pfcp_wire::ie::Timer::INFINITE, true);
+        overload.handle_oci(&origin, &oci, now);
+        let picks_b = |sel: &UpSelector, overload: &OverloadTable, at: Instant| {
+            spaced(10_000)
+                .filter(|d| sel.select(&cands, &loads, overload, at, *d) == Some(1))
+                .count()
+        };
+        let sel = UpSelector::default();
+        let ms = Duration::from_millis;
+        // Within 200 ms of the OCI: avoided.
+        assert_eq!(picks_b(&sel, &overload, now + ms(200)), 0);
+        // Nothing since: scored as though not reduced, so both unknown loads share evenly.
+        assert_eq!(picks_b(&sel, &overload, now + ms(201)), 5000);
+        // A message from b confirms its reduction: avoided again for 200 ms.
+        overload.confirm(&b.node, now + ms(300));
+        assert_eq!(picks_b(&sel, &overload, now + ms(500)), 0);
+        assert_eq!(picks_b(&sel, &overload, now + ms(501)), 5000);
+        // Without re-probing it stays avoided while the OCI is valid.
+        let strict = UpSelector::default().with_reprobe_after(None);
+        assert_eq!(
+            picks_b(&strict, &overload, now + Duration::from_secs(60)),
+            0
+        );
+    }
+
+    #[test]
+    fn weyl_draws_follow_the_scores_within_a_pick_or_two() {
+        let now = crate::test_now();
+        let cands: Vec<Candidate> = (0..3)
+            .map(|i| Candidate {
+                node: NodeKey::fqdn(&format!("up{i}")),
+                weight: [1500, 500, 1000][i],
+            })
+            .collect();
+        let (loads, overload) = (LoadTable::default(), OverloadTable::default());
+        let sel = UpSelector::default();
+        // Shares 1/2, 1/6, 1/3 (equal unknown loads). Over every window of picks, from any
+        // start, each count stays within 2 of its share; SplitMix64's random draws stray by
+        // about the square root of it (checked below to show the difference is real).
+        let picks = |draws: &[u64]| -> Vec<usize> {
+            draws
+                .iter()
+                .map(|&d| sel.select(&cands, &loads, &overload, now, d).unwrap())
+                .collect()
+        };
+        let worst = |picked: &[usize]| -> f64 {
+            let mut worst = 0.0f64;
+            for window in [10usize, 60, 600] {
+                for start in (0..picked.len() - window).step_by(7) {
+                    for (i, share) in [0.5, 1.0 / 6.0, 1.0 / 3.0].iter().enumerate() {
+                        let n = picked[start..start + window]
+                            .iter()
+                            .filter(|&&p| p == i)
+                            .count();
+                        worst = worst.max((n as f64 - share * window as f64).abs());
+                    }
+                }
+            }
+            worst
+        };
+        // The golden ratio's step, and a noble number's as `pfcp-node` draws per seed
+        // ([0; 1, 2, 1, 2, 2, 1, 1, 2, 1, 2, 1, 1, ...] = 0.73008...).
+        for step in [0x9E37_79B9_7F4A_7C15u64, 0xBAE6_B205_A1DE_F801] {
+            for start in [0u64, 0xDEAD_BEEF, u64::MAX - 5] {
+                let weyl: Vec<u64> = (1..=3000u64)
+                    .map(|k| start.wrapping_add(k.wrapping_mul(step)))
+                    .collect();
+                assert!(
+                    worst(&picks(&weyl)) <= 2.0,
+                    "step {step:#x}, start {start:#x}"
+                );
+            }
+        }
+        let random: Vec<u64> = (1..=3000u64)
+            .map(|k| {
+                let mut z = k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^ (z >> 31)
+            })
+            .collect();
+        assert!(worst(&picks(&random)) > 6.0);
     }
 }

@@ -144,6 +144,8 @@ struct Entry {
     metric: u8,
     expires: Option<Instant>,
     node: NodeKey,
+    /// The last message from the UP function that applied or confirmed it.
+    confirmed: Instant,
 }
 
 /// The stored state of one overload scope ([`OverloadTable::get`]): what the last applied OCI
@@ -236,13 +238,17 @@ impl OverloadTable {
     /// (its IPv4 address if present, else its IPv6 address).
     ///
     /// Returns `None` when the message has no OCI (which changes nothing: absence of OCI does
-    /// not end an overload).
+    /// not end an overload). Either way a message that may carry OCI confirms the stored
+    /// state of `origin.node` ([`OverloadTable::confirm`]).
     pub fn handle_message(
         &mut self,
         origin: &OciOrigin,
         msg: &Message<'_>,
         now: Instant,
     ) -> Option<OciOutcome> {
+        if msg.message_type().may_carry_oci() {
+            self.confirm(&origin.node, now);
+        }
         let raw = msg.find(pfcp_wire::IeType::OVERLOAD_CONTROL_INFORMATION)?;
         if !msg.message_type().may_carry_oci() {
             return Some(self.ignore(None, IgnoreReason::UnexpectedMessage));
@@ -325,6 +331,7 @@ impl OverloadTable {
                 metric,
                 expires,
                 node: origin.node.clone(),
+                confirmed: now,
             },
         );
         let outcome = OciOutcome::Applied {
@@ -352,6 +359,25 @@ impl OverloadTable {
         let node_metric = at(self.nodes.get(node));
         let entity_metric = at(entity.and_then(|ip| self.entities.get(&ip)));
         node_metric.max(entity_metric)
+    }
+
+    /// A message from UP function `node` that may carry OCI arrived at `now`: the CP function
+    /// is in contact with it, so a change of its overload state reaches the CP with the delay
+    /// the UP function ensures (clause 6.2.4.3.3), and the stored node-scoped state counts as
+    /// confirmed. [`OverloadTable::handle_message`] calls it for every such message.
+    pub fn confirm(&mut self, node: &NodeKey, now: Instant) {
+        if let Some(e) = self.nodes.get_mut(node) {
+            e.confirmed = e.confirmed.max(now);
+        }
+    }
+
+    /// When a message from UP function `node` last applied or confirmed its node-scoped state
+    /// ([`OverloadTable::confirm`]); `None` without one. A CP function that stops sending to a
+    /// UP function for its overload cannot learn that the overload ended (OCI rides only on
+    /// the UP function's messages): [`UpSelector`](crate::UpSelector) reads this to try it
+    /// again.
+    pub fn confirmed(&self, node: &NodeKey) -> Option<Instant> {
+        self.nodes.get(node).map(|e| e.confirmed)
     }
 
     /// The stored state of one scope, if any (an expired entry whose timer has not run yet

@@ -191,8 +191,8 @@ impl CpArgs {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Select {
-    /// By the UP functions' load and overload (LCI, OCI), at random in proportion to their
-    /// spare capacity.
+    /// By the UP functions' load and overload (LCI, OCI), in proportion to their spare
+    /// capacity (spread evenly by a Weyl sequence, not drawn at random).
     #[default]
     Load,
     /// One after the other.

@@ -405,9 +405,11 @@ fn lci_steers_select_up() {
         assert_eq!(out.lci, Some(LciOutcome::Applied { load }));
         assert_eq!(out.oci, None);
     }
-    // Scores 10 x 100 and 90 x 100: upf2 gets exactly 90 % of the draw residues.
+    // Scores 10 x 100 and 90 x 100: upf2 gets exactly 90 % of 10 000 evenly spaced draws
+    // (a draw is read as a fraction of 2^64; rounded up, draw `d` reads as `d / 10 000`).
     let picks = |cp: &CpOverloadControl| {
         (0..10_000u64)
+            .map(|d| (u128::from(d) << 64).div_ceil(10_000) as u64)
             .filter(|&d| cp.select_up(&cands, now, d) == Some(1))
             .count()
     };

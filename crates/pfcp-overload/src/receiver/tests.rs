@@ -285,3 +285,36 @@ fn clause_6_2_4_3_2_1_note_1_the_number_of_an_expired_oci_does_not_start_a_new_p
         OciOutcome::Applied { .. }
     ));
 }
+
+#[test]
+fn clause_6_2_4_3_3_a_session_message_confirms_the_node_state_a_heartbeat_does_not() {
+    let (mut t, o, _, node, now) = setup();
+    assert_eq!(t.confirmed(&node), None);
+    t.handle_oci(&o, &oci(1, 60, secs(60), true), now);
+    assert_eq!(t.confirmed(&node), Some(now));
+    let later = now + Duration::from_millis(500);
+    // Heartbeat Response (type 2, no SEID, seq 1) with a Recovery Time Stamp: may not carry
+    // OCI (Table 7.3-1), so it says nothing of the overload state.
+    let b = pfcp_wire::owned::parse_hex("2002000c000001000060000400000001").unwrap();
+    let heartbeat = pfcp_wire::Message::decode(&b).unwrap();
+    assert_eq!(t.handle_message(&o, &heartbeat, later), None);
+    assert_eq!(t.confirmed(&node), Some(now));
+    // A Session Modification Response (type 53) without OCI: the state still holds.
+    let b = pfcp_wire::owned::parse_hex(concat!(
+        "23350011000000000000000100000100", // header: S=1, MP=1, SEID 1, seq 1
+        "0013000101",                       // Cause 1
+    ))
+    .unwrap();
+    let response = pfcp_wire::Message::decode(&b).unwrap();
+    assert_eq!(t.handle_message(&o, &response, later), None);
+    assert_eq!(t.confirmed(&node), Some(later));
+    assert_eq!(t.reduction(None, &node, later), 60);
+    // Confirmations never move back in time.
+    t.confirm(&node, now);
+    assert_eq!(t.confirmed(&node), Some(later));
+    // An entity-scoped OCI alone leaves the node without a node-scoped state to confirm.
+    let other = NodeKey::fqdn("upf2.example.net");
+    let o2 = OciOrigin::new(other.clone(), Some(Ipv4Addr::new(192, 0, 2, 9).into()));
+    t.handle_oci(&o2, &oci(1, 60, secs(60), false), now);
+    assert_eq!(t.confirmed(&other), None);
+}
