@@ -124,9 +124,9 @@ fn load_control_spreads_new_sessions_by_capacity() {
 }
 
 /// After a storm over both UP functions, the CPs come back to the one whose overload they last
-/// heard of: they hear its end only from its own messages, so an avoided UP function that sends
-/// nothing would be avoided for its OCI's whole validity (`UpSelector::reprobe_after`). The
-/// low phase is exactly the capacity of both, so every CP that stayed away costs a share of it.
+/// heard of: they hear its end only from its own messages, so a UP function they send little
+/// to would keep its stale reduction for its OCI's whole validity (`UpSelector::reprobe_after`).
+/// The low phase is exactly the capacity of both, so every CP that stayed away costs a share.
 #[test]
 fn after_a_storm_the_cps_come_back_to_the_up_they_avoided() {
     let mut s = scenario();
@@ -155,7 +155,7 @@ fn after_a_storm_the_cps_come_back_to_the_up_they_avoided() {
         assert!(tail.len() >= 19, "{} intervals", tail.len());
         served_after.push(tail.iter().sum::<f64>() / tail.len() as f64 / 2000.0);
     }
-    // 0.95 and 0.98; before the CPs tried an avoided UP function again, 0.82 and 0.77.
+    // Before the CPs let unconfirmed reductions lapse for the selection: 0.82 and 0.77.
     for share in &served_after {
         assert!(*share >= 0.9, "served after the step {served_after:?}");
     }

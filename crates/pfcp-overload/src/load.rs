@@ -198,11 +198,11 @@ pub struct Candidate {
 ///
 /// Score of a candidate = `weight x (100 - load + spare_offset) x (100 - reduction)`, where
 /// *load* is its last LCI (or [`UpSelector::unknown_load`] when unknown) and *reduction* its
-/// current node-scoped overload metric. Candidates whose reduction reaches
-/// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state, or
-/// no message from them has confirmed it for [`UpSelector::reprobe_after`]. The pick is
-/// weighted by score with a draw the caller passes in (read as a fraction of 2^64), so the
-/// selection is deterministic for a given draw and spreads load in proportion to spare
+/// current node-scoped overload metric, counted while a message from it has confirmed it
+/// within [`UpSelector::reprobe_after`]. Candidates whose reduction reaches
+/// [`UpSelector::avoid_reduction`] are skipped unless every candidate is in that state. The
+/// pick is weighted by score with a draw the caller passes in (read as a fraction of 2^64), so
+/// the selection is deterministic for a given draw and spreads load in proportion to spare
 /// capacity rather than herding onto the single least-loaded UP.
 ///
 /// **Draws.** Random draws split the sessions binomially: over a control interval a UP
@@ -215,7 +215,12 @@ pub struct Candidate {
 pub struct UpSelector {
     /// Load assumed for a UP without a (fresh) LCI. Default 50.
     pub unknown_load: u8,
-    /// Reduction at or above which a UP is avoided. Default 50.
+    /// Reduction at or above which a UP is avoided. Default 100: only a UP function that asks
+    /// for all its traffic to stop. Below it the score's factor `100 - reduction` weighs a UP
+    /// function continuously. A threshold inside the range that reductions take under overload
+    /// switches every CP's new sessions at once when a UP function crosses it: with two
+    /// `pfcp up` and 8 `pfcp cp` at 2x, 50 made both UP functions' metrics swing between 0 and
+    /// 80 % every few hundred milliseconds, at goodput 0.66-0.68 (0.94-0.98 with 100).
     pub avoid_reduction: u8,
     /// Points added to every candidate's spare capacity (`100 - load`). Default 0: the LCI
     /// decides the split, as it must when the weights say nothing of capacity (all equal).
@@ -224,16 +229,17 @@ pub struct UpSelector {
     /// of percent and the split swings from one report to the next; an offset of 25 cuts that
     /// gain fourfold (`docs/overload-control.md`, UP selection).
     pub spare_offset: u8,
-    /// How long a UP function avoided for its reduction stays avoided without a message from
-    /// it ([`OverloadTable::confirmed`]); after that it is scored as though its reduction were
-    /// 0, until a message from it comes. A CP function that sends nothing to a UP function
-    /// cannot learn that its overload has ended: OCI rides only on the UP function's messages
-    /// (Table 7.3-1). Without this, the CP functions that turned from a UP function in a storm
-    /// stay away from it after the storm, up to the OCI's whole Period of Validity, while
-    /// the UP functions they kept take its share (`docs/overload-control.md`, UP selection).
-    /// What is then sent to it still passes its Loss throttle at the reduction in force.
-    /// `None`: avoided until the validity ends. Default 200 ms, two of the reporter's default
-    /// control intervals.
+    /// How long a UP function's reduction counts for the selection without a message from it
+    /// that confirms it ([`OverloadTable::confirmed`]); after that it counts as 0 (in the
+    /// score and for [`UpSelector::avoid_reduction`]) until a message from it comes. A CP
+    /// function that sends little or nothing to a UP function cannot learn that its overload
+    /// has ended: OCI rides only on the UP function's messages (Table 7.3-1). Without this,
+    /// the CP functions that turned from a UP function in a storm stay away from it after the
+    /// storm, up to the OCI's whole Period of Validity, while the UP functions they kept take
+    /// its share (`docs/overload-control.md`, UP selection). What is then sent to it still
+    /// passes its Loss throttle at the reduction in force, and its first response brings the
+    /// current OCI. `None`: a reduction counts until its validity ends. Default 200 ms, two of
+    /// the reporter's default control intervals.
     pub reprobe_after: Option<Duration>,
 }
 
@@ -241,7 +247,7 @@ impl Default for UpSelector {
     fn default() -> Self {
         UpSelector {
             unknown_load: 50,
-            avoid_reduction: 50,
+            avoid_reduction: 100,
             spare_offset: 0,
             reprobe_after: Some(Duration::from_millis(200)),
         }
@@ -291,7 +297,7 @@ impl UpSelector {
                     .confirmed(&c.node)
                     .is_none_or(|t| now.saturating_duration_since(t) > after)
             });
-            if r >= self.avoid_reduction && unconfirmed {
+            if unconfirmed {
                 0
             } else {
                 r
@@ -435,7 +441,7 @@ mod tests {
             .filter(|d| sel.select(&cands, &loads, &overload, now, *d) == Some(1))
             .count();
         assert_eq!(picks_b, 8000);
-        // b overloaded at 60 %: avoided.
+        // b overloaded at 60 %: by default weighed by the 40 % left (a = 2000, b = 3200).
         let mut overload = OverloadTable::default();
         let origin = crate::OciOrigin::new(b.node.clone(), None);
         let oci = pfcp_wire::ie::OverloadControlInformation {
@@ -445,8 +451,17 @@ mod tests {
             flags: None,
         };
         overload.handle_oci(&origin, &oci, now);
-        for d in 0..100 {
-            assert_eq!(sel.select(&cands, &loads, &overload, now, d), Some(0));
+        let picks_b = spaced(5200)
+            .filter(|d| sel.select(&cands, &loads, &overload, now, *d) == Some(1))
+            .count();
+        assert_eq!(picks_b, 3200);
+        // With a threshold at 50 it is avoided.
+        let strict = UpSelector {
+            avoid_reduction: 50,
+            ..UpSelector::default()
+        };
+        for d in spaced(100) {
+            assert_eq!(strict.select(&cands, &loads, &overload, now, d), Some(0));
         }
     }
 
@@ -465,7 +480,10 @@ mod tests {
                 .filter(|d| sel.select(&cands, &loads, overload, at, *d) == Some(1))
                 .count()
         };
-        let sel = UpSelector::default();
+        let sel = UpSelector {
+            avoid_reduction: 50,
+            ..UpSelector::default()
+        };
         let ms = Duration::from_millis;
         // Within 200 ms of the OCI: avoided.
         assert_eq!(picks_b(&sel, &overload, now + ms(200)), 0);
@@ -475,8 +493,13 @@ mod tests {
         overload.confirm(&b.node, now + ms(300));
         assert_eq!(picks_b(&sel, &overload, now + ms(500)), 0);
         assert_eq!(picks_b(&sel, &overload, now + ms(501)), 5000);
+        // The default selector avoids nothing below 100 %: it weighs b by the 10 % its OCI
+        // leaves (a = 50 x 100, b = 50 x 10), and not at all once the OCI is unconfirmed.
+        let soft = UpSelector::default();
+        assert!((909..=910).contains(&picks_b(&soft, &overload, now + ms(500))));
+        assert_eq!(picks_b(&soft, &overload, now + ms(501)), 5000);
         // Without re-probing it stays avoided while the OCI is valid.
-        let strict = UpSelector::default().with_reprobe_after(None);
+        let strict = sel.clone().with_reprobe_after(None);
         assert_eq!(
             picks_b(&strict, &overload, now + Duration::from_secs(60)),
             0

@@ -426,8 +426,11 @@ fn lci_steers_select_up() {
         feed(&mut cp, &Destination::entity(upf(n), ip(n)), &bytes, now);
     }
     assert_eq!(picks(&cp), 1000);
-    // An overloaded UP (node OCI 60 % >= the avoid threshold) is avoided whatever its load.
+    // An overloaded UP is weighed by what its OCI leaves: at 60 %, 90 x 40 against 10 x 100.
     overload_node(&mut cp, &upf(1), 1, 60, now);
+    assert_eq!(picks(&cp), 10_000 * 1000 / 4600);
+    // One that asks for all its traffic to stop is avoided whatever its load.
+    overload_node(&mut cp, &upf(1), 2, 100, now);
     assert_eq!(picks(&cp), 10_000);
     assert_eq!(cp.select_up(&[], now, 0), None);
 }
