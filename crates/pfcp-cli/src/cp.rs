@@ -89,7 +89,7 @@ use std::time::Duration;
 
 use pfcp_node::cp::{CpConfig, Destination};
 use pfcp_node::{Endpoint, EndpointConfig, LocalNode, TransactionConfig};
-use pfcp_overload::NodeKey;
+use pfcp_overload::{NodeKey, UpSelector};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use pfcp_throttle::{LossConfig, TrackerConfig};
 use tokio::sync::Semaphore;
@@ -154,6 +154,8 @@ fn run(args: &CpArgs) -> Result<Summary, String> {
 struct Up {
     addr: SocketAddr,
     node: NodeKey,
+    /// Its `--up-weights` entry (1 without).
+    weight: u32,
 }
 
 /// What does not change once the associations are up.
@@ -184,6 +186,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
     let first = args.ups.first().ok_or("give at least one --up")?;
+    let weights = up_weights(&args.up_weights, args.ups.len())?;
     let listen = args.listen.unwrap_or_else(|| {
         let any = match first.ip() {
             IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
@@ -220,6 +223,9 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
             .and_then(|i| probed.get(i).cloned())
     };
     let mut cp = CpConfig::default();
+    if !args.up_weights.is_empty() {
+        cp = cp.with_selector(UpSelector::default().with_spare_offset(25));
+    }
     let mut routes = None;
     if let Some(p) = &plan {
         cp = cp.with_egress_sets(p.sets(node_of)?);
@@ -269,9 +275,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .ups
         .iter()
         .zip(&nodes)
-        .map(|(addr, node)| Up {
+        .zip(&weights)
+        .map(|((addr, node), weight)| Up {
             addr: *addr,
             node: node.clone(),
+            weight: *weight,
         })
         .collect();
     let index_of = nodes
@@ -347,4 +355,24 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         }),
         egress,
     ))
+}
+
+/// The weight of each `--up`, in order: `--up-weights` checked against them, or all 1.
+fn up_weights(given: &[u32], ups: usize) -> Result<Vec<u32>, String> {
+    if given.is_empty() {
+        return Ok(vec![1; ups]);
+    }
+    if given.len() != ups {
+        return Err(format!(
+            "--up-weights: {} weights for {ups} --up (one each, in their order)",
+            given.len()
+        ));
+    }
+    if given.contains(&0) {
+        return Err(
+            "--up-weights: a weight of 0 never selects its UP function (leave it out of --up)"
+                .into(),
+        );
+    }
+    Ok(given.to_vec())
 }

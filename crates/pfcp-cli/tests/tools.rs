@@ -136,6 +136,10 @@ fn errors_are_one_line() {
         "pfcp cp: --mix: unknown class",
     );
     fails_with(
+        &["cp", "--up", &addr, "--up-weights", "3,1"],
+        "pfcp cp: --up-weights: 2 weights for 1 --up",
+    );
+    fails_with(
         &["up", "--listen", &addr, "--duration-secs", "1"],
         &format!("pfcp up: cannot listen on {addr}"),
     );
@@ -374,15 +378,7 @@ fn cp_egress_sets_route_groups_and_the_level_summary() {
     // pair 60/55 %, level-only) and UP2 a large one; the route list prefers UP1. At level 1,
     // UP1's connection refuses PFCP priorities 12..=15 (ARP 12): their establishments go to
     // UP2 (the refused checks are not offered load on UP1), ARP 2 passes the level.
-    let up1 = start_up(&["--capacity", "5000", "--duration-secs", "30"]);
-    let up2 = start_up(&[
-        "--capacity",
-        "5000",
-        "--duration-secs",
-        "30",
-        "--node-id",
-        "upf2.example.net",
-    ]);
+    let (up1, up2) = two_ups("30");
     let path = std::env::temp_dir().join(format!("pfcp-egress-{}.toml", std::process::id()));
     let text = format!(
         "route_groups = [[\"{a}\"], [\"{b}\"]]\n\
@@ -461,6 +457,57 @@ fn cp_egress_sets_route_groups_and_the_level_summary() {
         .map(|(_, v)| n(v, "/sent"))
         .sum();
     assert!(follows > 0, "{labels:?}");
+}
+
+/// Two `pfcp up` of 5000 requests/s for `secs` seconds, upf1 and upf2.example.net.
+fn two_ups(secs: &str) -> (procs::Up, procs::Up) {
+    let up = |node: &str| {
+        start_up(&[
+            "--capacity",
+            "5000",
+            "--duration-secs",
+            secs,
+            "--node-id",
+            node,
+        ])
+    };
+    (up("upf1.example.net"), up("upf2.example.net"))
+}
+
+/// `--up-weights`: with static weights the new sessions follow them, the LCI only correcting
+/// the split (two UP functions far from their capacity: about 3 to 1 for weights 3,1, where
+/// equal weights give about 1 to 1).
+#[test]
+fn cp_up_weights_split_new_sessions() {
+    let (up1, up2) = two_ups("20");
+    let share = |weights: Option<&str>| {
+        let mut args = vec![
+            "cp",
+            "--up",
+            &up1.addr,
+            "--up",
+            &up2.addr,
+            "--rate",
+            "300",
+            "--duration-secs",
+            "3",
+            "--json",
+        ];
+        if let Some(w) = weights {
+            args.extend(["--up-weights", w]);
+        }
+        let s = summary(&pfcp(&args));
+        let [a, b] = [0, 1].map(|i| n(&s, &format!("/ups/{i}/sessions")) as f64);
+        assert!(a + b > 100.0, "{s}");
+        a / (a + b)
+    };
+    let weighted = share(Some("3,1"));
+    assert!(
+        (0.68..=0.82).contains(&weighted),
+        "weights 3,1: {weighted:.3}"
+    );
+    let equal = share(None);
+    assert!((0.4..=0.6).contains(&equal), "equal weights: {equal:.3}");
 }
 
 /// `pfcp up --series-ms`: the summary's series adds up to its totals, period by period in

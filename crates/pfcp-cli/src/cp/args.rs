@@ -16,6 +16,12 @@ pub struct CpArgs {
     /// --select says).
     #[arg(long = "up", value_name = "ADDR", required = true)]
     pub ups: Vec<SocketAddr>,
+    /// Static weights of the --up UP functions, comma-separated in their order (their
+    /// signalling capacities, say), for --select load. With weights the UP functions' LCI
+    /// corrects the split they give instead of deciding it alone (`UpSelector::spare_offset`
+    /// 25, as `pfcp sim`'s CPs). Default: all equal, and the LCI decides.
+    #[arg(long, value_name = "W,W,...", value_delimiter = ',')]
+    pub up_weights: Vec<u32>,
     /// How new sessions are spread over several --up: by load (the UP functions' LCI and OCI,
     /// clause 6.2.3: where there is spare capacity) or round-robin.
     #[arg(long, value_enum, default_value_t = Select::Load, value_name = "HOW")]

@@ -298,7 +298,7 @@ impl State {
                     super::Select::Load => {
                         let candidates: Vec<(SocketAddr, u32)> = (0..eligible)
                             .filter_map(|i| ctx.ups.get(nth(i)))
-                            .map(|u| (u.addr, 1))
+                            .map(|u| (u.addr, u.weight))
                             .collect();
                         ctx.endpoint
                             .select_up(&candidates)
