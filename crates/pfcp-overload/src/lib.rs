@@ -11,8 +11,8 @@
 //!   sequencing, Period of Validity, entity vs node scope (AOCI), bounded memory, expiry.
 //!   [`OverloadTable::reduction`] answers "what share of my requests to this UP must I shed?".
 //! * [`LoadTable`] and [`UpSelector`]: the latest LCI of each UP, and a deterministic weighted
-//!   UP selection for new sessions that avoids overloaded UPs, and tries one again when no
-//!   message from it has confirmed its overload for a while.
+//!   UP selection for new sessions that weighs UPs by their spare capacity and by what their
+//!   OCI leaves, counting a reduction only while the UP's messages confirm it.
 //!
 //! ```
 //! use std::time::{Duration, Instant};

@@ -513,7 +513,20 @@ impl Cp {
             sel.select(&cands, &self.loads, &self.table, now, draw),
             "select is not deterministic"
         );
-        let reduction = |c: &Candidate| self.table.reduction(None, &c.node, now);
+        // A reduction counts while a message from its UP function confirmed it within
+        // `reprobe_after` (UpSelector's docs), then as 0.
+        let reduction = |c: &Candidate| {
+            let fresh = sel.reprobe_after.is_none_or(|after| {
+                self.table
+                    .confirmed(&c.node)
+                    .is_some_and(|t| now.saturating_duration_since(t) <= after)
+            });
+            if fresh {
+                self.table.reduction(None, &c.node, now)
+            } else {
+                0
+            }
+        };
         let any_ok = cands
             .iter()
             .any(|c| c.weight > 0 && reduction(c) < sel.avoid_reduction);
