@@ -290,37 +290,44 @@ impl UpSelector {
         now: Instant,
         draw: u64,
     ) -> Option<usize> {
-        let reduction = |c: &Candidate| {
-            let r = overload.reduction(None, &c.node, now);
-            let unconfirmed = self.reprobe_after.is_some_and(|after| {
-                overload
-                    .confirmed(&c.node)
-                    .is_none_or(|t| now.saturating_duration_since(t) > after)
-            });
-            if unconfirmed {
-                0
-            } else {
+        // The reduction that counts: the node-scoped one while a message confirmed it.
+        let reduction = |c: &Candidate| match overload.node_reduction(&c.node, now) {
+            Some((r, confirmed))
+                if self
+                    .reprobe_after
+                    .is_none_or(|after| now.saturating_duration_since(confirmed) <= after) =>
+            {
                 r
             }
+            _ => 0,
+        };
+        // A CP selects for every new session: remember the reductions and scores of a few
+        // candidates rather than look them up again (no allocation, see tests/no_alloc.rs).
+        let mut reductions = [0u8; 16];
+        let mut cache = [0u64; 16];
+        let cached = candidates.len() <= cache.len();
+        for (slot, c) in reductions.iter_mut().zip(candidates) {
+            *slot = reduction(c);
+        }
+        let reduction_of = |i: usize, c: &Candidate| match reductions.get(i) {
+            Some(&r) if cached => r,
+            _ => reduction(c),
         };
         let any_ok = candidates
             .iter()
-            .any(|c| c.weight > 0 && reduction(c) < self.avoid_reduction);
-        let score = |c: &Candidate| {
-            let r = reduction(c);
+            .enumerate()
+            .any(|(i, c)| c.weight > 0 && reduction_of(i, c) < self.avoid_reduction);
+        let score = |i: usize, c: &Candidate| {
+            let r = reduction_of(i, c);
             if any_ok && r >= self.avoid_reduction {
                 0
             } else {
                 self.score(c, loads.load(&c.node, now), r)
             }
         };
-        // A CP selects for every new session: remember the scores of a few candidates rather
-        // than look them up again for the pick (no allocation, see tests/no_alloc.rs).
-        let mut cache = [0u64; 16];
-        let cached = candidates.len() <= cache.len();
         let mut total = 0u64;
         for (i, c) in candidates.iter().enumerate() {
-            let s = score(c);
+            let s = score(i, c);
             if let Some(slot) = cache.get_mut(i) {
                 *slot = s;
             }
@@ -347,7 +354,7 @@ impl UpSelector {
         for (i, c) in candidates.iter().enumerate() {
             let s = match cache.get(i) {
                 Some(&s) if cached => s,
-                _ => score(c),
+                _ => score(i, c),
             };
             if pick < s {
                 return Some(i);

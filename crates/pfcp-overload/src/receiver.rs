@@ -380,6 +380,19 @@ impl OverloadTable {
         self.nodes.get(node).map(|e| e.confirmed)
     }
 
+    /// The node-scoped reduction of `node` in force at `now` and when a message last confirmed
+    /// it, in one lookup: what [`OverloadTable::reduction`] without an entity and
+    /// [`OverloadTable::confirmed`] give. `None` without a node-scoped state.
+    pub(crate) fn node_reduction(&self, node: &NodeKey, now: Instant) -> Option<(u8, Instant)> {
+        let e = self.nodes.get(node)?;
+        let metric = if e.expires.is_none_or(|t| t > now) {
+            e.metric
+        } else {
+            0
+        };
+        Some((metric, e.confirmed))
+    }
+
     /// The stored state of one scope, if any (an expired entry whose timer has not run yet
     /// included: see [`OverloadTable::reduction`] for what applies).
     pub fn get(&self, scope: &Scope) -> Option<ScopeState> {
