@@ -148,6 +148,17 @@ struct Entry {
     confirmed: Instant,
 }
 
+impl Entry {
+    /// Its metric while its Period of Validity runs at `now`, 0 after.
+    fn metric_at(&self, now: Instant) -> u8 {
+        if self.expires.is_none_or(|t| t > now) {
+            self.metric
+        } else {
+            0
+        }
+    }
+}
+
 /// The stored state of one overload scope ([`OverloadTable::get`]): what the last applied OCI
 /// of that scope said (clause 6.2.4.3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,11 +257,12 @@ impl OverloadTable {
         msg: &Message<'_>,
         now: Instant,
     ) -> Option<OciOutcome> {
-        if msg.message_type().may_carry_oci() {
+        let may_carry = msg.message_type().may_carry_oci();
+        if may_carry {
             self.confirm(&origin.node, now);
         }
         let raw = msg.find(pfcp_wire::IeType::OVERLOAD_CONTROL_INFORMATION)?;
-        if !msg.message_type().may_carry_oci() {
+        if !may_carry {
             return Some(self.ignore(None, IgnoreReason::UnexpectedMessage));
         }
         let oci = match raw.decode_as::<OverloadControlInformation>() {
@@ -352,10 +364,7 @@ impl OverloadTable {
     /// PFCP entity `entity` (if known) of the UP function `node`: the larger of the entity's
     /// and the node's current overload metric, 0 where none is valid at `now`.
     pub fn reduction(&self, entity: Option<IpAddr>, node: &NodeKey, now: Instant) -> u8 {
-        let at = |e: Option<&Entry>| {
-            e.filter(|e| e.expires.is_none_or(|t| t > now))
-                .map_or(0, |e| e.metric)
-        };
+        let at = |e: Option<&Entry>| e.map_or(0, |e| e.metric_at(now));
         let node_metric = at(self.nodes.get(node));
         let entity_metric = at(entity.and_then(|ip| self.entities.get(&ip)));
         node_metric.max(entity_metric)
@@ -385,12 +394,7 @@ impl OverloadTable {
     /// [`OverloadTable::confirmed`] give. `None` without a node-scoped state.
     pub(crate) fn node_reduction(&self, node: &NodeKey, now: Instant) -> Option<(u8, Instant)> {
         let e = self.nodes.get(node)?;
-        let metric = if e.expires.is_none_or(|t| t > now) {
-            e.metric
-        } else {
-            0
-        };
-        Some((metric, e.confirmed))
+        Some((e.metric_at(now), e.confirmed))
     }
 
     /// The stored state of one scope, if any (an expired entry whose timer has not run yet
