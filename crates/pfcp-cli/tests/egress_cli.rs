@@ -154,9 +154,12 @@ fn check(s: &Value, title: &str, x_pref: u64, x_alt: u64) {
 fn seed_003_two_route_groups_through_the_cli() {
     // The preferred connections carry 130 answers/s of reports plus the 40 requests/s they
     // keep: 85 %, above TT-2 (80 %), below TT-3. The other group: light (phase 1: 20 plus the
-    // 40 diverted, 30 %); 85 % of reports alone (phase 2, between AT-2 and TT-3); 60 % of
-    // reports plus the 20 requests/s of router priority 1 (phase 3: 70 %, between TT-1 and
-    // TT-2). The margins leave room for a suite that slows the processes down.
+    // 40 diverted, 30 %); 85 % of reports alone (phase 2, between AT-2 and TT-3); in phase 3
+    // 110 reports/s plus the requests of router priority 1, establishments and the deletions
+    // that follow them (about 23/s a connection, measured): 66 %, in the middle of the band
+    // that keeps level 1 (AT-1 55 % to TT-2 80 %). With 120 reports/s (71 %) the connections
+    // touched TT-2 for a second or two in one run of three. The margins leave room for a
+    // suite that slows the processes down.
     let phases: [(&str, [u32; 4], u64, u64); 3] = [
         (
             "HSS-1/2 above TT-2, HSS-3/4 light",
@@ -165,7 +168,7 @@ fn seed_003_two_route_groups_through_the_cli() {
             0,
         ),
         ("HSS-3/4 above TT-2 too", [130, 130, 170, 170], 2, 2),
-        ("HSS-3/4 above TT-1 only", [130, 130, 120, 120], 2, 1),
+        ("HSS-3/4 above TT-1 only", [130, 130, 110, 110], 2, 1),
     ];
     for (title, reports, x_pref, x_alt) in phases {
         let s = phase(reports);
