@@ -46,14 +46,14 @@
 //! sessions go to the UP's PFCP entity, a throttle of its own, where the sessions that got
 //! through (mostly of high priority) can leave too little low-priority traffic to shed, and
 //! there emergency modifications and deletions are throttled too. `--never-throttle-exempt`
-//! never throttles them (a regional rule, [`LossConfig::never_throttle_exempt`]).
+//! never throttles them (a regional rule, [`LossConfig::never_throttle_exempt`](pfcp_throttle::LossConfig::never_throttle_exempt)).
 //!
 //! `--loss-mode` chooses what the Loss throttles favour when a drop is due (a due drop can
 //! only go to a request that arrives, so the two cannot be combined, `docs/throttle.md`):
 //!
 //! * `priority` (the default): lowest priority first, emergency and eMPS last, as above; the
 //!   reduction achieved over a short window may lag the target by a few requests.
-//! * `exact`: window-exact pacing ([`LossConfig::exact_window`]): every window of 100 requests
+//! * `exact`: window-exact pacing ([`LossConfig::exact_window`](pfcp_throttle::LossConfig::exact_window)): every window of 100 requests
 //!   or more towards a destination is within one percentage point of its reduction, whatever
 //!   the mix, but the drops fall on non-exempt requests regardless of their priority (each
 //!   class sheds about the same share); emergency and eMPS requests are never throttled (so
@@ -91,7 +91,7 @@ use pfcp_node::cp::{CpConfig, Destination};
 use pfcp_node::{Endpoint, EndpointConfig, LocalNode, TransactionConfig};
 use pfcp_overload::{NodeKey, UpSelector};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
-use pfcp_throttle::{LossConfig, TrackerConfig};
+use pfcp_throttle::TrackerConfig;
 use tokio::sync::Semaphore;
 
 use crate::meter;
@@ -239,12 +239,15 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         let attempts = u32::try_from(probed.len()).unwrap_or(u32::MAX);
         routes = Some(RouteList::new(groups, attempts).map_err(|e| format!("--redirect: {e}"))?);
     }
-    let loss = LossConfig::default()
+    // The pipeline's own Loss settings (its credit bound and escalation), with the flags'.
+    let loss = cp
+        .loss
         .with_never_throttle_exempt(args.never_throttle_exempt)
         .with_exact_window(args.loss_mode.is_exact());
+    let probes = (args.probe_gap_factor > 0).then_some(args.probe_gap_factor);
     let mut config = EndpointConfig::new(local)
         .with_transactions(xact)
-        .with_cp(cp.with_loss(loss));
+        .with_cp(cp.with_loss(loss).with_probe_gap_factor(probes));
     if args.track_state {
         config = config.with_state_tracker(TrackerConfig::default());
     }
@@ -353,6 +356,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
                 .iter()
                 .any(|l| l.key() == "decision" && l.value() == "redirect")
         }),
+        meter.counter_where("pfcp_cp_probes_total", |_| true),
         egress,
     ))
 }

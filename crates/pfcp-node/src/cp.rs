@@ -152,7 +152,7 @@ use pfcp_wire::{Cause, Message, MessageType};
 mod routing;
 mod throttles;
 mod types;
-use throttles::Throttles;
+use throttles::{Admitted, Throttles};
 pub use types::{
     CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason,
     ResponseOutcome,
@@ -178,6 +178,9 @@ impl CpOverloadControl {
         }
         if config.max_destinations == 0 {
             return Err(CpConfigError::MaxDestinations);
+        }
+        if config.probe_gap_factor == Some(0) {
+            return Err(CpConfigError::ProbeGapFactor);
         }
         let throttles = Throttles::new(&config);
         Ok(CpOverloadControl {
@@ -421,8 +424,11 @@ impl CpOverloadControl {
             .throttles
             .admit(&self.overload, dest, class, routed, now, draw);
         let reason = match admitted {
-            Ok(()) => {
+            Ok(how) => {
                 self.stats.sent += 1;
+                if how == Admitted::Probe {
+                    self.stats.probes += 1;
+                }
                 metrics::counter!("pfcp_cp_decisions_total", "decision" => "send").increment(1);
                 tracing::debug!(
                     node = %dest.node,
@@ -560,5 +566,7 @@ impl CpOverloadControl {
     }
 }
 
+#[cfg(test)]
+mod probe_tests;
 #[cfg(test)]
 mod tests;

@@ -260,6 +260,9 @@ pub struct LossStats {
     /// Throttled requests above the boundary rank (escalations, see [`LossConfig::escalate_after`]):
     /// the priority-inversion tolerance actually used.
     pub escalated: u64,
+    /// Requests this throttle throttled that the caller sent after all
+    /// ([`LossThrottle::send_anyway`]); they are not in [`LossStats::throttled`].
+    pub sent_anyway: [u64; RANKS],
 }
 
 /// The Loss throttle of one destination (one UP function or PFCP entity).
@@ -431,6 +434,30 @@ impl LossThrottle {
         if let Some(n) = self.stats.unsent.get_mut(rank) {
             *n += 1;
         }
+    }
+
+    /// A request of `class` that this throttle throttled was sent after all: the caller
+    /// overrode the decision, e.g. to let a CP function that sends little hear its
+    /// destination's current overload (pfcp-node's `CpConfig::probe_gap_factor`). It counts as
+    /// sent: the drop is taken back from [`LossStats::throttled`] (into
+    /// [`LossStats::sent_anyway`]) and, in the paced modes, the drop credit goes back up by
+    /// one request (within [`LossConfig::max_credit`]), so the drop is due again and the next
+    /// requests make it up: over a run the reduction stays the one asked for, the override
+    /// only moved a send earlier. Call it only after a [`Decision::Throttle`], at most once
+    /// per request.
+    pub fn send_anyway(&mut self, class: RequestClass) {
+        let rank = class.rank().min(RANKS - 1);
+        if let Some(t) = self.stats.throttled.get_mut(rank) {
+            *t = t.saturating_sub(1);
+        }
+        if let Some(n) = self.stats.sent_anyway.get_mut(rank) {
+            *n += 1;
+        }
+        if self.config.exact_window && class.exempt {
+            return;
+        }
+        let bound = i64::from(self.config.max_credit.max(1)) * 100;
+        self.credit = (self.credit + 100).min(bound);
     }
 
     /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the

@@ -161,6 +161,23 @@ impl PeerThrottles {
         self.loss_then(loss, class, now, true)
     }
 
+    /// After a [`Refusal::Loss`] of this request: send it anyway, if the egress throttle lets
+    /// it through (counted as load offered to the connection unless `routed`, as in
+    /// [`PeerThrottles::admit`]). The Loss throttle takes its drop back
+    /// ([`LossThrottle::send_anyway`]); an egress refusal then makes it a drop again
+    /// ([`LossThrottle::unsent`]). For a caller that overrides the Loss throttle now and
+    /// then, e.g. a CP function that would otherwise send too seldom to hear the peer's
+    /// overload end (TS 29.244 6.2.4: OCI only rides on the peer's own messages).
+    pub fn send_anyway(
+        &mut self,
+        class: RequestClass,
+        now: Instant,
+        routed: bool,
+    ) -> Result<(), Refusal> {
+        self.loss.send_anyway(class);
+        self.loss_then(Decision::Send, class, now, routed)
+    }
+
     /// Another message sent to the peer without a decision (an answer, a retransmission, a
     /// management message): counted on the connection ([`EgressThrottle::on_send`]).
     pub fn on_send(&mut self, kind: MessageKind, now: Instant) {

@@ -695,3 +695,31 @@ fn a_refused_check_is_not_offered_load_but_a_refused_decision_is() {
     }
     assert_eq!(peer.loss().stats().unsent[low.rank()], 1);
 }
+
+#[test]
+fn a_request_sent_anyway_still_meets_the_egress_throttle() {
+    // The caller overrides the Loss throttle (a CP function's probe): the connection's egress
+    // throttle still decides, and what it refuses is a drop for the Loss throttle again.
+    let start = t0();
+    let egress = EgressThrottle::new(EgressConfig::new(100), start).unwrap();
+    let mut peer = PeerThrottles::new(LossThrottle::default(), Some(egress));
+    let class = router(1).class();
+    peer.loss_mut().set_reduction(100);
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert_eq!(peer.send_anyway(class, start, false), Ok(()));
+    // Answers fill the connection (they count in its rate, never refused); then override
+    // another Loss refusal: the cap refuses it.
+    for _ in 0..200 {
+        peer.on_send(MessageKind::Answer, start);
+    }
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert!(matches!(
+        peer.send_anyway(class, start, false),
+        Err(Refusal::Egress(_))
+    ));
+    let loss = peer.loss().stats();
+    let rank = class.rank();
+    assert_eq!(loss.sent_anyway[rank], 2);
+    assert_eq!(loss.unsent[rank], 1);
+    assert_eq!(loss.throttled[rank], 0);
+}

@@ -78,6 +78,13 @@ pub struct CpArgs {
     /// but blind to priority (the two exclude each other).
     #[arg(long, value_enum, default_value_t = LossPacing::Priority, value_name = "MODE")]
     pub loss_mode: LossPacing,
+    /// Probes: a request the Loss throttle sheds is sent anyway when nothing went to its UP
+    /// function for N times the usual gap between sends there (at least 20 ms), and the
+    /// throttle sheds the next one instead. OCI only comes back on the UP function's
+    /// messages, so a CP held to a trickle would otherwise hear late that an overload ended.
+    /// 0: no probes.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub probe_gap_factor: u32,
     /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
     /// for every --up with this Max EMR (messages/s counting requests, answers,
     /// retransmissions, Heartbeat and Association messages).

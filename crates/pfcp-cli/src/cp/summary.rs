@@ -175,6 +175,9 @@ pub struct Summary {
     /// Redirections decided by the CP's overload control (a redirected request that then timed
     /// out is counted here but not in `redirected`).
     pub redirect_decisions: u64,
+    /// Requests a Loss throttle had shed that went as probes after a silence towards their
+    /// UP function (`--probe-gap-factor`); counted in `sent`.
+    pub probes: u64,
     /// Rejections by cause value.
     pub rejected_by_cause: BTreeMap<String, u64>,
     /// Errors by kind.
@@ -284,6 +287,7 @@ impl Summary {
         st: &State,
         offered_for: Duration,
         redirects: u64,
+        probes: u64,
         egress: Vec<EgressSummary>,
     ) -> Self {
         let secs = offered_for.as_secs_f64();
@@ -299,6 +303,7 @@ impl Summary {
             loss_mode: args.loss_mode,
             total: st.total,
             redirect_decisions: redirects,
+            probes,
             rejected_by_cause: st
                 .rejected_by_cause
                 .iter()
@@ -454,14 +459,15 @@ impl Summary {
         let _ = writeln!(
             s,
             "  sessions: {} established, {} deleted, {} lost, {} restored; offers skipped: {} at \
-             --max-outstanding, {} without a free session slot; redirect decisions: {}",
+             --max-outstanding, {} without a free session slot; redirect decisions: {}; probes: {}",
             self.sessions_established,
             self.sessions_deleted,
             self.sessions_lost,
             self.sessions_restored,
             self.skipped_max_outstanding,
             self.skipped_no_session,
-            self.redirect_decisions
+            self.redirect_decisions,
+            self.probes
         );
         if !self.shed_by_reason.is_empty() {
             let _ = writeln!(s, "  shed by: {}", by_reason(&self.shed_by_reason));

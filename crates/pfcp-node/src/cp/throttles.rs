@@ -26,11 +26,19 @@
 //! [`EgressConfigSets`] of [`CpConfig::egress_sets`] (a set per connection, a per-peer Max EMR),
 //! with [`CpConfig::egress`] as the set of the UP functions without an assignment.
 //!
+//! **Probes.** OCI rides only on the UP function's own messages (TS 29.244 6.2.4.3.1), so a
+//! CP function that the Loss throttle holds to a trickle hears late that the overload ended
+//! (a step of demand from 10x to 1x leaves each of 16 CPs sending one request every 130 ms
+//! or so). When nothing has gone to a UP function for [`CpConfig::probe_gap_factor`] times
+//! the usual gap between sends there, a request the Loss throttle sheds is sent anyway
+//! ([`PeerThrottles::send_anyway`]); the Loss throttle sheds it from the next requests
+//! instead, so the reduction is kept and only the moment of a send moves.
+//!
 //! They live apart from the rest of [`CpOverloadControl`](super::CpOverloadControl) so that
 //! alternate routing can borrow them while the route list is borrowed too.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use pfcp_overload::{NodeKey, OverloadTable, Scope};
 use pfcp_throttle::{
@@ -40,11 +48,59 @@ use pfcp_throttle::{
 
 use super::{CpConfig, CpOverloadControl, Destination, LossMode, RejectReason};
 
-/// The throttles of one UP function and when they were last used (for the LRU bound).
+/// The throttles of one UP function, when they were last used (for the LRU bound) and the
+/// rhythm of the requests sent there (for probes).
 #[derive(Debug, Clone)]
 struct Entry {
     throttles: PeerThrottles,
     last_used: Instant,
+    sends: SendRhythm,
+}
+
+/// When a request last went to a UP function and the usual gap between two.
+#[derive(Debug, Clone, Copy, Default)]
+struct SendRhythm {
+    last: Option<Instant>,
+    /// Moving average of the gaps, in seconds (0: none measured yet).
+    mean_gap: f64,
+}
+
+/// Weight of a new gap in [`SendRhythm::mean_gap`]: about the last ten sends.
+const GAP_WEIGHT: f64 = 0.1;
+
+impl SendRhythm {
+    /// The silence at `now`, if a request was ever sent.
+    fn silence(&self, now: Instant) -> Option<Duration> {
+        self.last.map(|l| now.saturating_duration_since(l))
+    }
+
+    /// Whether a silence of `silence` is long enough for a probe.
+    fn probe_due(&self, silence: Duration, factor: u32, min_gap: Duration) -> bool {
+        self.mean_gap > 0.0
+            && silence >= min_gap
+            && silence.as_secs_f64() > f64::from(factor) * self.mean_gap
+    }
+
+    fn sent(&mut self, now: Instant) {
+        if let Some(gap) = self.silence(now) {
+            let gap = gap.as_secs_f64();
+            self.mean_gap = if self.mean_gap > 0.0 {
+                self.mean_gap + GAP_WEIGHT * (gap - self.mean_gap)
+            } else {
+                gap
+            };
+        }
+        self.last = Some(now);
+    }
+}
+
+/// How [`Throttles::admit`] let a request through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Admitted {
+    /// The throttles admitted it.
+    Decided,
+    /// The Loss throttle shed it and it went as a probe ([`CpConfig::probe_gap_factor`]).
+    Probe,
 }
 
 /// The per-destination throttles, apart from the rest so that routing can borrow them while
@@ -53,6 +109,8 @@ struct Entry {
 pub(super) struct Throttles {
     loss_config: LossConfig,
     loss_mode: LossMode,
+    probe_gap_factor: Option<u32>,
+    probe_min_gap: Duration,
     sets: EgressConfigSets<NodeKey>,
     max: usize,
     peers: HashMap<NodeKey, Entry>,
@@ -84,6 +142,8 @@ impl Throttles {
         Throttles {
             loss_config: config.loss,
             loss_mode: config.loss_mode,
+            probe_gap_factor: config.probe_gap_factor,
+            probe_min_gap: config.probe_min_gap,
             sets,
             max: config.max_destinations,
             peers: HashMap::new(),
@@ -130,13 +190,14 @@ impl Throttles {
         routed: bool,
         now: Instant,
         draw: u64,
-    ) -> Result<(), RejectReason> {
+    ) -> Result<Admitted, RejectReason> {
         let reduction = overload.reduction(dest.entity, &dest.node, now);
         // The low 32 bits: the routing picks use the whole draw through SplitMix64.
         let draw = match self.loss_mode {
             LossMode::Deterministic => None,
             LossMode::Random => Some(draw as u32),
         };
+        let (factor, min_gap) = (self.probe_gap_factor, self.probe_min_gap);
         let entry = self.entry(&dest.node, now);
         let t = &mut entry.throttles;
         let decided = if routed {
@@ -144,10 +205,34 @@ impl Throttles {
         } else {
             t.decide_at(class, reduction, draw, now)
         };
-        let refusal = match decided {
-            Ok(()) => return Ok(()),
+        let mut refusal = match decided {
+            Ok(()) => {
+                entry.sends.sent(now);
+                return Ok(Admitted::Decided);
+            }
             Err(r) => r,
         };
+        let probe_due = matches!(refusal, Refusal::Loss(_))
+            && entry.sends.silence(now).is_some_and(|silence| {
+                factor.is_some_and(|f| entry.sends.probe_due(silence, f, min_gap))
+            });
+        if probe_due {
+            match entry.throttles.send_anyway(class, now, routed) {
+                Ok(()) => {
+                    entry.sends.sent(now);
+                    metrics::counter!("pfcp_cp_probes_total").increment(1);
+                    tracing::debug!(
+                        node = %dest.node,
+                        entity = ?dest.entity,
+                        reduction,
+                        "cp: probe (sent although the Loss throttle shed it)"
+                    );
+                    return Ok(Admitted::Probe);
+                }
+                Err(r) => refusal = r,
+            }
+        }
+        let t = &mut entry.throttles;
         let level = t.egress().map(EgressThrottle::level);
         match refusal {
             Refusal::Loss(l) => {
@@ -203,6 +288,7 @@ impl Throttles {
         let entry = self.peers.entry(node.clone()).or_insert_with(|| Entry {
             throttles: PeerThrottles::new(LossThrottle::new(config), sets.throttle_for(node, now)),
             last_used: now,
+            sends: SendRhythm::default(),
         });
         entry.last_used = now;
         entry

@@ -278,3 +278,35 @@ fn exact_mode_unsent_request_holds_the_next_drop_back_one_request() {
     let later: Vec<bool> = (0..3).map(|_| t.decide(c).is_send()).collect();
     assert_eq!(later, [true, true, false]);
 }
+
+#[test]
+fn a_decision_sent_anyway_is_made_up_by_the_next_requests() {
+    // 30 % of 1000 requests of one class, every fifth drop overridden by the caller: the
+    // requests that reach the destination are still 700, give or take one (the override moved
+    // sends earlier; the throttle shed the same number from the following requests).
+    for mode_exact in [false, true] {
+        let mut t = LossThrottle::new(LossConfig::default().with_exact_window(mode_exact));
+        t.set_reduction(30);
+        let class = RequestClass::new(p(8));
+        let (mut sent, mut throttled) = (0u32, 0u32);
+        for _ in 0..1000 {
+            if t.decide(class).is_send() {
+                sent += 1;
+            } else {
+                throttled += 1;
+                if throttled % 5 == 0 {
+                    t.send_anyway(class);
+                    sent += 1;
+                }
+            }
+        }
+        assert!(
+            (i64::from(sent) - 700).abs() <= 1,
+            "exact {mode_exact}: {sent}"
+        );
+        let stats = t.stats();
+        let rank = class.rank();
+        assert_eq!(stats.sent_anyway[rank], u64::from(throttled / 5));
+        assert_eq!(stats.throttled[rank], u64::from(1000 - sent));
+    }
+}
