@@ -92,7 +92,12 @@ pub fn cp_config(
     let selecting = CpConfig::default().with_selector(UpSelector::default().with_spare_offset(25));
     let cp = match strategy {
         Strategy::NoControl | Strategy::SelfProtection => None,
-        Strategy::RandomLoss => Some(selecting.with_loss_mode(LossMode::Random)),
+        // Annex A.1 as written: random drops, no probes (the toolkit's own addition).
+        Strategy::RandomLoss => Some(
+            selecting
+                .with_loss_mode(LossMode::Random)
+                .with_probe_gap_factor(None),
+        ),
         Strategy::Toolkit => Some(selecting),
     };
     if let Some(cp) = cp {

@@ -19,8 +19,8 @@ pub enum Strategy {
     /// The Annex A.1 example: random Loss at the CP functions, and a plain utilisation metric
     /// at the UP (the occupancy-based law of the SIP overload literature).
     RandomLoss,
-    /// This toolkit: the UP's adaptive reporter, the CP functions' prioritised Loss throttle,
-    /// UP self-protection as the backstop.
+    /// This toolkit: the UP's adaptive reporter, the CP functions' prioritised Loss throttle
+    /// with probes, UP self-protection as the backstop.
     Toolkit,
 }
 
