@@ -344,6 +344,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     }
     let egress = summary::egress_rows(&ctx, &lock(&state));
     release_all(&ctx.endpoint, &ctx.node_ie, &args.ups).await;
+    // A UP function may have Session Report Requests in flight when it answers the release
+    // (each goes from a task of its own): let them be answered and counted before the tally.
+    if ctx.reports.snapshot().accepted > 0 {
+        tokio::time::sleep(REPORT_DRAIN).await;
+    }
 
     let st = lock(&state);
     Ok(Summary::new(
@@ -360,6 +365,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         egress,
     ))
 }
+
+/// How long `pfcp cp` keeps answering Session Report Requests after releasing its
+/// associations before it counts them: those a UP function had in flight (answered on
+/// loopback within a millisecond; a CI run once counted one short).
+const REPORT_DRAIN: Duration = Duration::from_millis(50);
 
 /// The weight of each `--up`, in order: `--up-weights` checked against them, or all 1.
 fn up_weights(given: &[u32], ups: usize) -> Result<Vec<u32>, String> {
