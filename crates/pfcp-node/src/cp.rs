@@ -567,6 +567,4 @@ impl CpOverloadControl {
 }
 
 #[cfg(test)]
-mod probe_tests;
-#[cfg(test)]
 mod tests;

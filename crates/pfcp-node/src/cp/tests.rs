@@ -12,6 +12,8 @@ use pfcp_wire::{Header, IeType, SequenceNumber};
 
 use super::*;
 
+mod probe;
+
 #[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the module never reads the clock.
 fn base() -> Instant {
     Instant::now()

@@ -69,20 +69,20 @@ struct SendRhythm {
 const GAP_WEIGHT: f64 = 0.1;
 
 impl SendRhythm {
-    /// The silence at `now`, if a request was ever sent.
-    fn silence(&self, now: Instant) -> Option<Duration> {
-        self.last.map(|l| now.saturating_duration_since(l))
-    }
-
-    /// Whether a silence of `silence` is long enough for a probe.
-    fn probe_due(&self, silence: Duration, factor: u32, min_gap: Duration) -> bool {
+    /// Whether the silence at `now` is long enough for a probe: more than `factor` usual
+    /// gaps and at least `min_gap`.
+    fn probe_due(&self, now: Instant, factor: Option<u32>, min_gap: Duration) -> bool {
+        let (Some(factor), Some(last)) = (factor, self.last) else {
+            return false;
+        };
+        let silence = now.saturating_duration_since(last);
         self.mean_gap > 0.0
             && silence >= min_gap
             && silence.as_secs_f64() > f64::from(factor) * self.mean_gap
     }
 
     fn sent(&mut self, now: Instant) {
-        if let Some(gap) = self.silence(now) {
+        if let Some(gap) = self.last.map(|l| now.saturating_duration_since(l)) {
             let gap = gap.as_secs_f64();
             self.mean_gap = if self.mean_gap > 0.0 {
                 self.mean_gap + GAP_WEIGHT * (gap - self.mean_gap)
@@ -212,11 +212,7 @@ impl Throttles {
             }
             Err(r) => r,
         };
-        let probe_due = matches!(refusal, Refusal::Loss(_))
-            && entry.sends.silence(now).is_some_and(|silence| {
-                factor.is_some_and(|f| entry.sends.probe_due(silence, f, min_gap))
-            });
-        if probe_due {
+        if matches!(refusal, Refusal::Loss(_)) && entry.sends.probe_due(now, factor, min_gap) {
             match entry.throttles.send_anyway(class, now, routed) {
                 Ok(()) => {
                     entry.sends.sent(now);

@@ -1,0 +1,70 @@
+//! Probes ([`CpConfig::probe_gap_factor`]): a CP function that the Loss throttle holds to a
+//! trickle still sends now and then, and sheds what the OCI asks over a run.
+
+use super::*;
+
+/// At 90 %: a request every millisecond for 3 s, then one every 100 ms for 60 s (the CP's
+/// demand fell a hundredfold). The pipeline's counters at the fall, the instants of the
+/// requests sent after it, and the counters at the end.
+fn run(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
+    let t0 = base();
+    let mut cp = CpOverloadControl::new(config).unwrap();
+    overload_node(&mut cp, &upf(1), 1, 90, t0);
+    let dest = Destination::node(upf(1));
+    for i in 0..3000u64 {
+        let now = t0 + Duration::from_millis(i);
+        let _ = cp.decide(&dest, SER, &low(), now, i);
+    }
+    let fall = t0 + Duration::from_secs(3);
+    let at_fall = *cp.stats();
+    let mut sent = Vec::new();
+    for k in 0..600u64 {
+        let now = fall + Duration::from_millis(100 * k);
+        if cp.decide(&dest, SER, &low(), now, k).is_send() {
+            sent.push(now - fall);
+        }
+    }
+    (at_fall, sent, *cp.stats())
+}
+
+#[test]
+fn a_cp_whose_demand_falls_probes_early_and_keeps_the_reduction() {
+    let (before, with, with_stats) = run(CpConfig::default());
+    let (_, without, without_stats) = run(CpConfig::default().with_probe_gap_factor(None));
+    // Before the fall the Loss throttle sends every tenth request, one every 10 ms: never 16
+    // times that apart, so no probe. After it, it sends every tenth request, one a second:
+    // without probes the CP can go a second without hearing from the UP function.
+    assert_eq!(before.sent, 300, "{before:?}");
+    assert_eq!(before.probes, 0, "{before:?}");
+    assert_eq!(without_stats.probes, 0);
+    let gaps: Vec<Duration> = without.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        gaps.iter().all(|g| *g == Duration::from_secs(1)),
+        "{gaps:?}"
+    );
+    // With them, a silence of 16 x 10 ms ends at the next request (100 ms apart).
+    let first = with.first().copied().unwrap_or_default();
+    assert!(
+        first <= Duration::from_millis(260),
+        "first send {first:?} after the fall"
+    );
+    assert!(with_stats.probes >= 1, "{with_stats:?}");
+    // The moving average of the gaps then follows the new rhythm: few probes, and the
+    // reduction over the run is the one asked for (60 of 600 sent, as without probes).
+    assert!(with_stats.probes <= 3, "{with_stats:?}");
+    assert!((with.len() as i64 - 60).abs() <= 1, "{} sent", with.len());
+    assert!(
+        (without.len() as i64 - 60).abs() <= 1,
+        "{} sent",
+        without.len()
+    );
+}
+
+#[test]
+fn a_probe_gap_factor_of_zero_is_refused() {
+    let config = CpConfig::default().with_probe_gap_factor(Some(0));
+    assert_eq!(
+        CpOverloadControl::new(config).err(),
+        Some(CpConfigError::ProbeGapFactor)
+    );
+}
