@@ -440,9 +440,9 @@ impl LossThrottle {
     /// overrode the decision, e.g. to let a CP function that sends little hear its
     /// destination's current overload (pfcp-node's `CpConfig::probe_gap_factor`). It counts as
     /// sent: the drop is taken back from [`LossStats::throttled`] (into
-    /// [`LossStats::sent_anyway`]) and, in the paced modes, the drop credit goes back up by
-    /// one request (within [`LossConfig::max_credit`]), so the drop is due again and the next
-    /// requests make it up: over a run the reduction stays the one asked for, the override
+    /// [`LossStats::sent_anyway`]) and the drop credit that paces the deterministic modes goes
+    /// back up by one request (within [`LossConfig::max_credit`]; random-mode decisions do not
+    /// read it), so the drop is due again and the next requests make it up: over a run the reduction stays the one asked for, the override
     /// only moved a send earlier. Call it only after a [`Decision::Throttle`], at most once
     /// per request.
     pub fn send_anyway(&mut self, class: RequestClass) {
