@@ -41,12 +41,12 @@
 //! Node IDs are learned first by a short-lived association from a second socket, released at
 //! once.
 //!
-//! Emergency and eMPS requests are throttled last (clause 6.2.4.5.1). Their establishments
-//! pass as long as the other classes can make up the reduction; but requests on established
-//! sessions go to the UP's PFCP entity, a throttle of its own, where the sessions that got
-//! through (mostly of high priority) can leave too little low-priority traffic to shed, and
-//! there emergency modifications and deletions are throttled too. `--never-throttle-exempt`
-//! never throttles them (a regional rule, [`LossConfig::never_throttle_exempt`](pfcp_throttle::LossConfig::never_throttle_exempt)).
+//! Emergency and eMPS requests are throttled last (clause 6.2.4.5.1): every request to a UP
+//! function, whichever of its PFCP entities it goes to, meets one Loss throttle, and they pass
+//! as long as the other classes can make up the reduction. When they alone exceed what the UP
+//! function admits (at 10x with the default mix), they are throttled too.
+//! `--never-throttle-exempt` never throttles them (a regional rule,
+//! [`LossConfig::never_throttle_exempt`](pfcp_throttle::LossConfig::never_throttle_exempt)).
 //!
 //! `--loss-mode` chooses what the Loss throttles favour when a drop is due (a due drop can
 //! only go to a request that arrives, so the two cannot be combined, `docs/throttle.md`):

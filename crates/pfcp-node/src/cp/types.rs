@@ -293,7 +293,8 @@ pub struct CpStats {
     /// Requests sent to their destination.
     pub sent: u64,
     /// Of [`CpStats::sent`], those the Loss throttle had shed and that went as probes
-    /// ([`CpConfig::probe_gap_factor`]).
+    /// ([`CpConfig::probe_gap_factor`]). A probe towards an alternate UP function counts in
+    /// [`CpStats::redirected`]; the counter `pfcp_cp_probes_total` has them all.
     pub probes: u64,
     /// Requests redirected to an alternate UP function.
     pub redirected: u64,
