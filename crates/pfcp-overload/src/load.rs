@@ -91,7 +91,7 @@ struct LoadEntry {
 #[derive(Debug, Clone, Default)]
 pub struct LoadTable {
     config: LoadConfig,
-    entries: HashMap<NodeKey, LoadEntry>,
+    entries: HashMap<NodeKey, LoadEntry, foldhash::fast::RandomState>,
 }
 
 impl LoadTable {
@@ -99,7 +99,7 @@ impl LoadTable {
     pub fn new(config: LoadConfig) -> Self {
         LoadTable {
             config,
-            entries: HashMap::new(),
+            entries: HashMap::default(),
         }
     }
 

@@ -206,7 +206,7 @@ pub struct OverloadTable {
     entities: HashMap<IpAddr, Entry>,
     /// Node-scoped entries, by Node ID: a map of its own so that [`OverloadTable::reduction`]
     /// looks a node up by `&NodeKey`, without building (for an FQDN, allocating) a `Scope`.
-    nodes: HashMap<NodeKey, Entry>,
+    nodes: HashMap<NodeKey, Entry, foldhash::fast::RandomState>,
     deadlines: BTreeSet<(Instant, Scope)>,
     /// The sequence number of the last OCI whose validity ran out, per scope, with its expiry
     /// and UP function, so that the same number is not applied again (6.2.4.3.2.1 NOTE 1).
@@ -230,7 +230,7 @@ impl OverloadTable {
         OverloadTable {
             config,
             entities: HashMap::new(),
-            nodes: HashMap::new(),
+            nodes: HashMap::default(),
             deadlines: BTreeSet::new(),
             expired: HashMap::new(),
             expired_order: BTreeSet::new(),

@@ -113,7 +113,7 @@ pub(super) struct Throttles {
     probe_min_gap: Duration,
     sets: EgressConfigSets<NodeKey>,
     max: usize,
-    peers: HashMap<NodeKey, Entry>,
+    peers: HashMap<NodeKey, Entry, foldhash::fast::RandomState>,
 }
 
 impl Throttles {
@@ -146,7 +146,7 @@ impl Throttles {
             probe_min_gap: config.probe_min_gap,
             sets,
             max: config.max_destinations,
-            peers: HashMap::new(),
+            peers: HashMap::default(),
         }
     }
 

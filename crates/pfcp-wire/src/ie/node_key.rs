@@ -4,6 +4,7 @@
 use core::fmt;
 use core::str::FromStr;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use super::node_id::{Fqdn, FqdnError, NodeId};
 use crate::encode::{Encode, Sink};
@@ -32,8 +33,10 @@ use crate::error::EncodeError;
 pub enum NodeKey {
     /// Node ID of type IPv4 or IPv6.
     Ip(IpAddr),
-    /// Node ID of type FQDN, dotted and lowercased, without a trailing dot.
-    Fqdn(Box<str>),
+    /// Node ID of type FQDN, dotted and lowercased, without a trailing dot. Shared: a clone
+    /// costs a reference count, and keys cloned from one another compare by address before
+    /// comparing names.
+    Fqdn(Arc<str>),
 }
 
 impl NodeKey {
@@ -42,18 +45,14 @@ impl NodeKey {
         match id {
             NodeId::Ipv4(a) => NodeKey::Ip(IpAddr::V4(*a)),
             NodeId::Ipv6(a) => NodeKey::Ip(IpAddr::V6(*a)),
-            NodeId::Fqdn(f) => NodeKey::Fqdn(f.to_string().to_ascii_lowercase().into_boxed_str()),
+            NodeId::Fqdn(f) => NodeKey::Fqdn(f.to_string().to_ascii_lowercase().into()),
         }
     }
 
     /// The key of a dotted FQDN given by configuration (lowercased, a trailing dot removed;
     /// not validated: see [`FromStr`] for that).
     pub fn fqdn(name: &str) -> NodeKey {
-        NodeKey::Fqdn(
-            name.trim_end_matches('.')
-                .to_ascii_lowercase()
-                .into_boxed_str(),
-        )
+        NodeKey::Fqdn(name.trim_end_matches('.').to_ascii_lowercase().into())
     }
 
     /// The Node ID IE's value, borrowing this key; an error for an FQDN that is not a valid
