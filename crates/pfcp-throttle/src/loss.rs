@@ -285,6 +285,8 @@ pub struct LossThrottle {
     /// Target drops minus actual drops, in 1/100 of a request.
     credit: i64,
     since_recompute: u32,
+    /// Requests counted in a row with no reduction in force (saturating).
+    calm: u32,
     stats: LossStats,
 }
 
@@ -313,6 +315,7 @@ impl LossThrottle {
             boundary_p32: 0,
             credit: 0,
             since_recompute: 0,
+            calm: 0,
             stats: LossStats::default(),
         }
     }
@@ -321,6 +324,7 @@ impl LossThrottle {
     pub fn set_reduction(&mut self, percent: u8) {
         let percent = percent.min(100);
         if percent != self.reduction {
+            self.forget_calm_mix(percent);
             self.reduction = percent;
             // In window-exact mode the credit carries over a change, so the guarantee holds
             // for windows that span it too (their target is the sum of the reductions).
@@ -328,6 +332,23 @@ impl LossThrottle {
                 self.credit = 0;
             }
             self.recompute();
+        }
+    }
+
+    /// When a reduction starts after a whole window of requests counted without one, the
+    /// window starts afresh: the class shares of calm traffic are not those of an overload
+    /// (a surge of new sessions, fewer modifications and deletions once fewer sessions are
+    /// established), and a window of 1000 requests takes a small CP function seconds to
+    /// refill. Meanwhile its boundary sits in the wrong rank: higher priorities are shed, and
+    /// 16 CPs in `pfcp sim` swung their arrivals by a third of the UP function's capacity for
+    /// the first second of a storm (`docs/throttle.md`). Until the first bucket is full the
+    /// exempt class is not throttled, as for a new throttle.
+    fn forget_calm_mix(&mut self, percent: u8) {
+        if self.reduction == 0 && percent > 0 && u64::from(self.calm) >= self.total {
+            self.buckets = [[0; RANKS]; MAX_BUCKETS];
+            self.totals = [0; RANKS];
+            self.total = 0;
+            self.in_current = 0;
         }
     }
 
@@ -392,6 +413,7 @@ impl LossThrottle {
     fn retarget(&mut self, percent: u8) {
         let percent = percent.min(100);
         if percent != self.reduction {
+            self.forget_calm_mix(percent);
             self.reduction = percent;
             if !self.config.exact_window {
                 self.credit = self.credit.clamp(-100, 100);
@@ -585,6 +607,11 @@ impl LossThrottle {
         }
         self.in_current += 1;
         self.since_recompute += 1;
+        self.calm = if self.reduction == 0 {
+            self.calm.saturating_add(1)
+        } else {
+            0
+        };
         // Recompute often while the window fills or when a class appears, then every 8.
         let filling = self.total < u64::from(self.bucket_size);
         if self.reduction > 0 && (first_of_rank || filling || self.since_recompute >= 8) {
