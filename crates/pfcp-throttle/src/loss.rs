@@ -339,10 +339,12 @@ impl LossThrottle {
     /// window starts afresh: the class shares of calm traffic are not those of an overload
     /// (a surge of new sessions, fewer modifications and deletions once fewer sessions are
     /// established), and a window of 1000 requests takes a small CP function seconds to
-    /// refill. Meanwhile its boundary sits in the wrong rank: higher priorities are shed, and
-    /// 16 CPs in `pfcp sim` swung their arrivals by a third of the UP function's capacity for
-    /// the first second of a storm (`docs/throttle.md`). Until the first bucket is full the
-    /// exempt class is not throttled, as for a new throttle.
+    /// refill. Meanwhile the boundary sits a rank too high, the credit rests 1.5 requests
+    /// ahead instead of half a request behind, and each move of the boundary across that
+    /// edge (a metric changing by a point) sends or drops the difference at once: 16 CPs in
+    /// `pfcp sim` swung their arrivals by a quarter of the UP function's capacity for the
+    /// first second of a storm (`docs/throttle.md`). Until the first bucket is full the exempt
+    /// class is not throttled, as for a new throttle.
     fn forget_calm_mix(&mut self, percent: u8) {
         if self.reduction == 0 && percent > 0 && u64::from(self.calm) >= self.total {
             self.buckets = [[0; RANKS]; MAX_BUCKETS];
