@@ -172,6 +172,10 @@ pub struct ScopeState {
     pub expires: Option<Instant>,
 }
 
+/// The tables' hasher: seeded (their keys come from peers) and several times faster than
+/// SipHash on addresses and short names (`reduction` runs for every request a CP sends).
+type Seeded = foldhash::fast::RandomState;
+
 /// Overload state of many UP peers, as seen by a CP function. Sans-IO: every call that
 /// depends on time takes `now`.
 ///
@@ -203,15 +207,15 @@ pub struct ScopeState {
 pub struct OverloadTable {
     config: OverloadConfig,
     /// Entity-scoped entries, by PFCP entity address.
-    entities: HashMap<IpAddr, Entry>,
+    entities: HashMap<IpAddr, Entry, Seeded>,
     /// Node-scoped entries, by Node ID: a map of its own so that [`OverloadTable::reduction`]
     /// looks a node up by `&NodeKey`, without building (for an FQDN, allocating) a `Scope`.
-    nodes: HashMap<NodeKey, Entry, foldhash::fast::RandomState>,
+    nodes: HashMap<NodeKey, Entry, Seeded>,
     deadlines: BTreeSet<(Instant, Scope)>,
     /// The sequence number of the last OCI whose validity ran out, per scope, with its expiry
     /// and UP function, so that the same number is not applied again (6.2.4.3.2.1 NOTE 1).
     /// It shares `max_entries` with the entries.
-    expired: HashMap<Scope, (u32, Instant, NodeKey)>,
+    expired: HashMap<Scope, (u32, Instant, NodeKey), Seeded>,
     /// `expired` by expiry, oldest first: the order in which it is evicted.
     expired_order: BTreeSet<(Instant, Scope)>,
     events: VecDeque<OverloadEvent>,
@@ -229,10 +233,10 @@ impl OverloadTable {
     pub fn new(config: OverloadConfig) -> Self {
         OverloadTable {
             config,
-            entities: HashMap::new(),
+            entities: HashMap::default(),
             nodes: HashMap::default(),
             deadlines: BTreeSet::new(),
-            expired: HashMap::new(),
+            expired: HashMap::default(),
             expired_order: BTreeSet::new(),
             events: VecDeque::new(),
             events_dropped: 0,
