@@ -58,7 +58,12 @@
 //! the utilisation (served over the capacity of one interval, smoothed) to a
 //! [`LoadReporter`] (the Load Metric). The capacity is the service rate if set, otherwise
 //! [`ReporterConfig::capacity`](pfcp_overload::ReporterConfig::capacity) or the reporter's learned estimate; a UP function with a
-//! better load measure feeds it with [`UpAdmission::report_utilisation`] instead. Intervals
+//! better load measure feeds it with [`UpAdmission::report_utilisation`] instead. When the
+//! capacity is known and the wait is bounded, the reporter's
+//! [`backlog_target`](pfcp_overload::ReporterConfig::backlog_target) is at least what the
+//! bound lets wait (`capacity x max_wait`): that queue is the operating level of a UP function
+//! steered above its capacity, it expires by itself, and draining it would only feed its noise
+//! into the metric. Intervals
 //! are closed by whichever call first sees that one has ended, so the counts are exact to the
 //! interval even if [`UpAdmission::handle_timeout`] runs late.
 //!
@@ -278,6 +283,12 @@ impl UpAdmission {
         let mut reporter_config = config.reporter.clone();
         if let (None, Some(rate)) = (reporter_config.capacity, config.service_rate) {
             reporter_config = reporter_config.with_capacity(Some(rate * interval.as_secs_f64()));
+        }
+        // What the wait bound lets wait is the queue's operating level, not a backlog to drain:
+        // it expires by itself, and draining it only fed the backlog's noise into the metric.
+        if let (Some(capacity), Some(bound)) = (reporter_config.capacity, config.max_wait) {
+            let bounded = capacity * bound.as_secs_f64() / interval.as_secs_f64();
+            reporter_config.backlog_target = reporter_config.backlog_target.max(bounded);
         }
         let overflow = Overflow::new(config.overflow_oci_validity)?;
         Ok(UpAdmission {

@@ -394,10 +394,11 @@ fn reporter_sees_the_measurements() {
     let overload = drive(&mut up, t0, 0, 30, 3);
     let peak = *overload.iter().max().unwrap();
     assert!(peak >= 60, "metric under 3x load: {overload:?}");
-    // Settles near the cut that brings 3x down to the default target load of 1.2 times the
-    // capacity (1 - 1.2/3 = 60 %), a point more for the backlog the bounded wait keeps.
+    // Settles at the cut that brings 3x down to the default target load of 1.2 times the
+    // capacity (1 - 1.2/3 = 60 %): the requests the bounded wait keeps queued are its
+    // operating level, not a backlog to drain (before, 61 throughout).
     let last = *overload.last().unwrap();
-    assert!((59..=63).contains(&last), "{overload:?}");
+    assert!((59..=61).contains(&last), "{overload:?}");
     // No oscillation once settled: every metric of the last second within 2 points.
     let settled = &overload[20..];
     let (lo, hi) = (settled.iter().min().unwrap(), settled.iter().max().unwrap());
@@ -416,6 +417,37 @@ fn reporter_sees_the_measurements() {
     assert_eq!(*calm.last().unwrap(), 0, "{calm:?}");
     assert!(up.load_metric().unwrap() <= 5);
     assert_eq!(up.stats().offered, up.stats().queued + up.stats().rejected);
+}
+
+#[test]
+fn the_wait_bound_is_the_queues_operating_level_not_a_backlog_to_drain() {
+    let t0 = base();
+    // 1000 requests/s and the default 15 ms bound: 15 requests may wait.
+    let up = admission(config().with_service_rate(Some(1000.0)), t0);
+    assert_eq!(up.reporter().config().backlog_target, 15.0);
+    let bound = |ms| {
+        config()
+            .with_service_rate(Some(2000.0))
+            .with_max_wait(Some(Duration::from_millis(ms)))
+    };
+    assert_eq!(
+        admission(bound(10), t0).reporter().config().backlog_target,
+        20.0
+    );
+    // A larger configured target is kept.
+    let reporter = AdmissionConfig::default_reporter().with_backlog_target(50.0);
+    let up = admission(bound(10).with_reporter(reporter), t0);
+    assert_eq!(up.reporter().config().backlog_target, 50.0);
+    // Without a wait bound, or without a known capacity, the configured one (0).
+    let unbounded = config().with_service_rate(Some(1000.0)).with_max_wait(None);
+    assert_eq!(
+        admission(unbounded, t0).reporter().config().backlog_target,
+        0.0
+    );
+    assert_eq!(
+        admission(config(), t0).reporter().config().backlog_target,
+        0.0
+    );
 }
 
 #[test]
