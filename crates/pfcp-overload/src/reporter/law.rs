@@ -68,6 +68,8 @@ const SMOOTHING: f64 = 0.5;
 /// arrivals that is no fall of demand; following it at once would open the gates to the
 /// whole demand for an interval.
 const MAX_RELAX: f64 = 4.0;
+/// Arrivals below this share of the target, with an empty queue, lift [`MAX_RELAX`].
+const DEMAND_FELL: f64 = 0.5;
 
 /// The continuous state of the laws between intervals.
 #[derive(Debug, Clone, Copy)]
@@ -150,7 +152,14 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             // Priority traffic fits: ask for no reduction the rest cannot make up alone.
             min = min.max(((EXEMPT_MARGIN * exempt).min(room) / demand).min(1.0));
         }
-        let mut a = (ff * self.law.trim.exp()).min(self.law.admit * MAX_RELAX);
+        // Arrivals below half the target with nothing left queued are a fall of demand, not a
+        // throttle paying off its credit (a few requests per CP): the cap would only hold the
+        // CPs back an interval longer after a storm.
+        let fell = arrived < DEMAND_FELL * target && m.backlog == 0;
+        let mut a = ff * self.law.trim.exp();
+        if !fell {
+            a = a.min(self.law.admit * MAX_RELAX);
+        }
         if a >= 1.0 {
             // Not overloaded: the trim must not wind up while nothing is shed.
             a = 1.0;

@@ -305,3 +305,36 @@ fn validate_refuses_each_field_out_of_its_documented_range() {
     };
     assert!(matches!(nan.validate(), Err(E::MinChange(m)) if m.is_nan()));
 }
+
+/// The adaptive law lets the admitted share grow at most fourfold an interval (a CP paying off
+/// its throttle's credit sends less than asked for a moment), except when the arrivals fell
+/// below half the target with nothing left queued: a fall of demand after a storm, which the
+/// cap would only answer an interval later.
+#[test]
+fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
+    let now = crate::test_now();
+    let run = |after: Measurement| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            ..ReporterConfig::default()
+        });
+        // 10x the capacity, then arrivals on target under the metric: 90 % (target 0.97).
+        r.handle_measurement(&overloaded(1000), now);
+        for _ in 0..5 {
+            r.handle_measurement(&overloaded(97), now);
+        }
+        assert_eq!(r.metric(), 90);
+        r.handle_measurement(&after, now);
+        r.metric()
+    };
+    // Demand back to 1x: 10 arrive under 90 %, the queue empty. The whole demand (100 a
+    // interval) is about the target: a metric of 3, not the cap's 60.
+    let fell = Measurement {
+        arrived: 10,
+        served: 10,
+        backlog: 0,
+    };
+    assert_eq!(run(fell), 3);
+    // The same arrivals with a request still queued: fourfold, 10 % -> 40 %.
+    assert_eq!(run(Measurement { backlog: 1, ..fell }), 60);
+}
