@@ -102,6 +102,11 @@ pub struct UpArgs {
     /// above 1, the bounded queue is never starved and sheds the surplus.
     #[arg(long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
     pub target_load: f64,
+    /// Tell every CP function the same, rounded, Overload Reduction Metric instead of
+    /// dithering it across them (by default each is told one of the two whole metrics around
+    /// the law's share, so that together they admit that share).
+    #[arg(long)]
+    pub no_dither: bool,
     /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
     /// says what it granted).
     #[arg(long, default_value_t = 8192, value_name = "KIB")]
@@ -231,6 +236,7 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     let validity = Duration::from_secs(args.validity_secs);
     let reporter = AdmissionConfig::default_reporter()
         .with_target_load(args.target_load)
+        .with_dither(!args.no_dither)
         .with_node_scoped(!args.entity_scoped)
         .with_validity(validity)
         .with_refresh_before(validity.min(Duration::from_secs(5 * 4)) / 4);
@@ -298,12 +304,13 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {}", args.listen, io_error_text(&e)))?;
     let addr = endpoint.local_addr();
     eprintln!(
-        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {} (priority 0: {}), target load {}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
+        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {} (priority 0: {}), target load {}{}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
         args.capacity,
         args.queue,
         wait_text(args.max_wait_ms),
         wait_text(args.priority_max_wait_ms),
         args.target_load,
+        if args.no_dither { ", one metric for all" } else { "" },
         args.rejection_cost,
         if args.entity_scoped {
             "entity-scoped"

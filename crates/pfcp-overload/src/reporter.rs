@@ -78,6 +78,8 @@ struct PeerState {
     arrived: u64,
     /// Demand reconstructed from its arrivals earlier in the interval, under older metrics.
     demand: f64,
+    /// Its place in the dither order, in `[0, 1)` ([`ReporterConfig::dither`]).
+    rank: f64,
 }
 
 impl PeerState {
@@ -93,6 +95,14 @@ impl PeerState {
         self.arrived = 0;
         self.applied = metric;
     }
+}
+
+/// Place `k` of a low-discrepancy order in `[0, 1)`: however many peers there are, any
+/// fraction of them lies below that fraction of the range, within about one peer.
+fn dither_rank(k: u64) -> f64 {
+    const GOLDEN: f64 = 0.618_033_988_749_894_8;
+    // The first peer sits at the middle: alone, it is told the rounded metric.
+    (0.5 + k as f64 * GOLDEN).fract()
 }
 
 /// The share of traffic a CP function sends under `metric` (a metric of 100 would admit none;
@@ -113,6 +123,10 @@ pub struct OverloadReporter<P> {
     lower_wishes: VecDeque<u8>,
     capacity_est: Option<f64>,
     peers: HashMap<P, PeerState>,
+    /// Peers ever tracked: the next one's place in the dither order.
+    peers_seen: u64,
+    /// The metric the law asked for, before rounding (`published` is its rounding).
+    fine: f64,
     law: law::LawState,
     /// Arrivals from peers without state (no association, table full) since the last interval.
     untracked: u64,
@@ -139,6 +153,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             history: VecDeque::new(),
             lower_wishes: VecDeque::new(),
             peers: HashMap::new(),
+            peers_seen: 0,
+            fine: 0.0,
             law: law::LawState::default(),
             untracked: 0,
             recorded: 0,
@@ -151,9 +167,29 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         &self.config
     }
 
-    /// The metric currently published (0 = not overloaded).
+    /// The metric currently published (0 = not overloaded). With
+    /// [`ReporterConfig::dither`] the peers are told this value or the one next to it
+    /// ([`OverloadReporter::metric_for`]).
     pub fn metric(&self) -> u8 {
         self.published
+    }
+
+    /// The metric `peer` is told now: [`OverloadReporter::metric`], or with
+    /// [`ReporterConfig::dither`] the whole metric just below or above what the law asked
+    /// for, by the peer's place in the dither order (never 0 while overloaded). `None` for a
+    /// peer not tracked.
+    pub fn metric_for(&self, peer: &P) -> Option<u8> {
+        self.peers.get(peer).map(|p| self.dithered(p.rank))
+    }
+
+    fn dithered(&self, rank: f64) -> u8 {
+        if self.published == 0 || !(self.config.dither && self.config.law == ControlLaw::Adaptive) {
+            return self.published;
+        }
+        let lo = self.fine.floor();
+        let metric = if rank < self.fine - lo { lo + 1.0 } else { lo };
+        let max = f64::from(self.config.max_metric.clamp(1, 99));
+        metric.clamp(1.0, max) as u8
     }
 
     /// The current sequence number.
@@ -172,10 +208,13 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         if let Some(p) = self.peers.get_mut(&peer) {
             p.ovrl = ovrl;
         } else if self.peers.len() < self.config.max_peers {
+            let rank = dither_rank(self.peers_seen);
+            self.peers_seen += 1;
             self.peers.insert(
                 peer,
                 PeerState {
                     ovrl,
+                    rank,
                     ..PeerState::default()
                 },
             );
@@ -318,7 +357,13 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     }
 
     fn publish(&mut self, metric: u8, now: Instant) -> u8 {
+        self.publish_fine(metric, f64::from(metric), now)
+    }
+
+    /// Publish `metric`, the rounding of `fine`, the value the peers are dithered around.
+    fn publish_fine(&mut self, metric: u8, fine: f64, now: Instant) -> u8 {
         self.published = metric;
+        self.fine = fine;
         self.next_sequence(now);
         self.published_at = Some(now);
         metric
@@ -384,9 +429,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             && cause.is_some_and(|c| c.is_acceptance() == Some(false));
         let mut aoci = self.config.node_scoped || rejected_establishment;
         let seq = self.seq;
-        let metric = self.published;
         let policy = self.config.inclusion;
         self.published_at?;
+        let metric = self.metric_for(peer)?;
         let peer_state = self.peers.get_mut(peer)?;
         if !peer_state.ovrl {
             return None;
@@ -428,7 +473,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             // Every scope the peer heard about now has the zero: nothing more to say.
             peer_state.told_nonzero = false;
         }
-        self.current_oci(aoci)
+        let mut oci = self.current_oci(aoci)?;
+        oci.metric = Metric::from_raw(metric);
+        Some(oci)
     }
 
     /// When the validity must be refreshed (while overloaded).
@@ -458,8 +505,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     pub fn handle_timeout(&mut self, now: Instant) {
         if let Some(t) = self.poll_timeout() {
             if now >= t {
-                let metric = self.published;
-                self.publish(metric, now);
+                let (metric, fine) = (self.published, self.fine);
+                self.publish_fine(metric, fine, now);
             }
         }
     }

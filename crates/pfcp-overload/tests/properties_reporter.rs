@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use support::rx::lapsed;
-use support::up::{rejected_establishment, run_up, up_case, UpOp, UpStep};
+use support::up::{rejected_establishment, run_up, up_case, up_case_adaptive, UpOp, UpStep};
 use support::{oci_round_trip, run, Coverage};
 
 // ------------------------------------------------------------------------------------------
@@ -153,8 +153,9 @@ fn reporter_sequence_number_changes_exactly_with_the_published_metric_or_a_refre
     );
 }
 
-/// Every OCI the reporter emits (`oci_for`, `current_oci`) encodes and decodes back equal,
-/// says what the reporter means (metric within 0..=100, current sequence number, configured
+/// Every OCI the reporter emits (`oci_for`, `current_oci`; feed-forward and dithered adaptive
+/// laws) encodes and decodes back equal, says what the reporter means (metric within 0..=100
+/// and what `metric_for` tells that peer, current sequence number, configured
 /// validity, AOCI where the spec requires it), and goes only to a registered OVRL peer, only
 /// on message types 51/53/55/56, never twice with the same number to one scope of a peer
 /// under `UntilCurrent`, and with metric 0 only to a peer that was told a non-zero one.
@@ -203,7 +204,15 @@ fn check_emitted(s: &UpStep<'_>) -> Result<(), TestCaseError> {
         "metric {} reads as 0",
         back.metric.raw()
     );
-    prop_assert_eq!(back.metric.percent(), s.reporter.metric());
+    // The peer's own metric: the published one, or with the dithered adaptive law one of the
+    // two whole metrics around what the law asked for, never 0 while overloaded.
+    let told = back.metric.percent();
+    prop_assert_eq!(Some(told), s.reporter.metric_for(&e.peer));
+    prop_assert!(told.abs_diff(s.reporter.metric()) <= 1, "told {told}");
+    prop_assert_eq!(told == 0, s.reporter.metric() == 0);
+    if told != s.reporter.metric() {
+        s.cov.hit("dithered");
+    }
     prop_assert_eq!(back.sequence_number.0, s.reporter.sequence_number());
     prop_assert_eq!(
         back.period_of_validity,
@@ -253,7 +262,9 @@ fn check_emitted(s: &UpStep<'_>) -> Result<(), TestCaseError> {
 #[test]
 fn every_emitted_oci_round_trips_and_only_ovrl_peers_get_one_on_messages_51_53_55_56() {
     let cov = Coverage::default();
-    let cases = run(up_case(), |case| run_up(&case, &cov, &check_emitted));
+    let cases = run(prop_oneof![up_case(), up_case_adaptive()], |case| {
+        run_up(&case, &cov, &check_emitted)
+    });
     cov.require(
         cases,
         &[
@@ -264,12 +275,13 @@ fn every_emitted_oci_round_trips_and_only_ovrl_peers_get_one_on_messages_51_53_5
             "ineligible message type",
             "unregistered peer",
             "peer without OVRL",
+            "dithered",
         ],
     );
 }
 
-/// End to end: a CP's `OverloadTable` fed with every OCI the reporter sends it applies each
-/// one (a re-send of the current one under `EveryMessage` is a duplicate), stores the metric
+/// End to end (feed-forward and dithered adaptive laws): a CP's `OverloadTable` fed with every
+/// OCI the reporter sends it applies each one (a re-send of the current one under `EveryMessage` is a duplicate), stores the metric
 /// sent, and once the peer has received two messages that may carry an entity-scoped OCI
 /// since the last change, it sheds no more than the UP currently asks for: a lowered metric
 /// (or the end of the overload) reaches every scope the peer was told about, including the
@@ -316,12 +328,17 @@ fn check_end_to_end(s: &UpStep<'_>) -> Result<(), TestCaseError> {
     }
     if s.entity_msgs >= 2 {
         let r = cp.reduction(Some(s.up_entity), s.up_node, s.now);
+        // What the UP asks of this peer (dithered: the published metric or the one next to it).
+        let asked = s
+            .reporter
+            .metric_for(&e.peer)
+            .unwrap_or(s.reporter.metric());
         prop_assert!(
-            r <= s.reporter.metric(),
+            r <= asked,
             "peer {} sheds {} % while the UP asks for {} %",
             e.peer,
             r,
-            s.reporter.metric()
+            asked
         );
         if s.shadow
             .get(&e.peer)
@@ -336,7 +353,9 @@ fn check_end_to_end(s: &UpStep<'_>) -> Result<(), TestCaseError> {
 #[test]
 fn reporter_and_receiver_agree_and_a_lowered_metric_reaches_every_scope() {
     let cov = Coverage::default();
-    let cases = run(up_case(), |case| run_up(&case, &cov, &check_end_to_end));
+    let cases = run(prop_oneof![up_case(), up_case_adaptive()], |case| {
+        run_up(&case, &cov, &check_end_to_end)
+    });
     cov.require(
         cases,
         &[

@@ -88,6 +88,16 @@ pub struct ReporterConfig {
     /// is published when the share of traffic the CP functions admit would change by 2 % or
     /// more; see `docs/overload-control.md` for why this replaces fixed steps).
     pub min_change: f64,
+    /// Dither the metric across peers ([`ControlLaw::Adaptive`] only). The law's admitted share
+    /// usually lies between two whole metrics; each peer is told one of the two by its fixed
+    /// place in a low-discrepancy order (the golden ratio's), so that the share of peers told
+    /// the upper one is the fraction between them. The CP functions together then admit the
+    /// law's share, not the nearest whole metric's: at a metric of 88 one point is a twelfth
+    /// of what they admit, and a one-point change told to all of them at once moved the
+    /// arrivals by a tenth of the capacity. Each peer still gets a whole metric (clause
+    /// 8.2.34) and every change with a new sequence number (6.2.4.3.2.1); a single peer gets
+    /// the rounded one. Default true.
+    pub dither: bool,
 }
 
 impl Default for ReporterConfig {
@@ -110,6 +120,7 @@ impl Default for ReporterConfig {
             max_peers: 65_536,
             law: ControlLaw::Adaptive,
             min_change: 0.02,
+            dither: true,
         }
     }
 }
@@ -269,6 +280,12 @@ impl ReporterConfig {
     #[must_use]
     pub fn with_min_change(mut self, min_change: f64) -> Self {
         self.min_change = min_change;
+        self
+    }
+    /// With `dither` set (see the field).
+    #[must_use]
+    pub fn with_dither(mut self, dither: bool) -> Self {
+        self.dither = dither;
         self
     }
 }

@@ -82,6 +82,8 @@ pub(super) struct LawState {
     demand: f64,
     /// The smoothed arrivals of priority traffic per interval.
     exempt: f64,
+    /// The metric the law asked for last, before rounding.
+    fine: f64,
 }
 
 impl Default for LawState {
@@ -91,6 +93,7 @@ impl Default for LawState {
             trim: 0.0,
             demand: 0.0,
             exempt: 0.0,
+            fine: 0.0,
         }
     }
 }
@@ -169,6 +172,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             self.law.trim = self.law.trim.max((min / ff.max(1e-9)).ln().min(0.0));
         }
         self.law.admit = a;
+        self.law.fine = 100.0 * (1.0 - a);
         metric_of(a)
     }
 
@@ -191,6 +195,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// or ends or starts an overload.
     pub(super) fn publish_relative(&mut self, wanted: u8, now: Instant) -> Option<u8> {
         let wanted = wanted.min(self.config.max_metric.min(99));
+        if self.config.dither && self.config.law == ControlLaw::Adaptive {
+            return self.publish_dithered(wanted, now);
+        }
         if wanted == self.published {
             return None;
         }
@@ -201,6 +208,29 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             return Some(self.publish(wanted, now));
         }
         None
+    }
+}
+
+impl<P: Hash + Eq + Clone> OverloadReporter<P> {
+    /// [`Self::publish_relative`] for dithered peers: the share the law asked for is what
+    /// changes, not only its rounding. Returns the rounded metric if that changed.
+    fn publish_dithered(&mut self, wanted: u8, now: Instant) -> Option<u8> {
+        let max = f64::from(self.config.max_metric.min(99));
+        let fine = if wanted == 0 {
+            0.0
+        } else {
+            self.law.fine.clamp(0.0, max)
+        };
+        let old = 1.0 - self.fine / 100.0;
+        let new = 1.0 - fine / 100.0;
+        let change = (new - old).abs() / old.max(1e-9);
+        let starts_or_ends = (wanted == 0) != (self.published == 0);
+        if !starts_or_ends && (wanted == 0 || change < self.config.min_change) {
+            return None;
+        }
+        let before = self.published;
+        self.publish_fine(wanted, fine, now);
+        (wanted != before).then_some(wanted)
     }
 }
 

@@ -338,3 +338,46 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
     // The same arrivals with a request still queued: fourfold, 10 % -> 40 %.
     assert_eq!(run(Measurement { backlog: 1, ..fell }), 60);
 }
+
+/// With `dither` (the default for the adaptive law) the law's share lies between two whole
+/// metrics and each peer is told one of them by its place in a low-discrepancy order, so that
+/// the peers together admit that share; alone, a peer is told the rounded metric.
+#[test]
+fn dithered_peers_together_admit_the_laws_share() {
+    let now = crate::test_now();
+    let tell = |dither: bool, peers: u8| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            dither,
+            ..ReporterConfig::default()
+        });
+        for p in 0..peers {
+            r.set_peer_ovrl(p, true);
+        }
+        // 10x: the law asks for 100 x (1 - 97/1000) = 90.3, published rounded as 90.
+        r.handle_measurement(&overloaded(1000), now);
+        assert_eq!(r.metric(), 90);
+        let told: Vec<u8> = (0..peers)
+            .map(|p| {
+                let oci = r
+                    .oci_for(
+                        &p,
+                        MessageType::SESSION_MODIFICATION_RESPONSE,
+                        Some(Cause::REQUEST_ACCEPTED),
+                        now,
+                    )
+                    .unwrap();
+                assert_eq!(Some(oci.metric.percent()), r.metric_for(&p));
+                assert_eq!(oci.sequence_number.0, r.sequence_number());
+                oci.metric.percent()
+            })
+            .collect();
+        told
+    };
+    let told = tell(true, 10);
+    assert!(told.iter().all(|&m| m == 90 || m == 91), "{told:?}");
+    // 0.3 of the peers are told the upper metric: together they admit 9.7 %, the law's share.
+    assert_eq!(told.iter().filter(|&&m| m == 91).count(), 3, "{told:?}");
+    assert_eq!(tell(false, 10), vec![90; 10]);
+    assert_eq!(tell(true, 1), vec![90]);
+}

@@ -111,6 +111,9 @@ pub(crate) struct UpCase {
     pub(crate) every_message: bool,
     pub(crate) node_scoped: bool,
     pub(crate) max_peers: usize,
+    /// The adaptive law with its dithered per-peer metrics ([`up_case_adaptive`]), or the
+    /// feed-forward law ([`up_case`]).
+    pub(crate) adaptive: bool,
     /// Per peer: registered with this OVRL flag before the first event, or not registered.
     pub(crate) initial: Vec<Option<bool>>,
     pub(crate) ops: Vec<UpOp>,
@@ -163,10 +166,19 @@ pub(crate) fn up_case() -> impl Strategy<Value = UpCase> {
                 every_message,
                 node_scoped,
                 max_peers,
+                adaptive: false,
                 initial,
                 ops,
             },
         )
+}
+
+/// [`up_case`] with the default adaptive law, whose peers are told dithered metrics.
+pub(crate) fn up_case_adaptive() -> impl Strategy<Value = UpCase> {
+    up_case().prop_map(|case| UpCase {
+        adaptive: true,
+        ..case
+    })
 }
 
 // ------------------------------------------------------------------------------------------
@@ -261,8 +273,12 @@ pub(crate) fn reporter_config(case: &UpCase, base: Instant) -> ReporterConfig {
     } else {
         InclusionPolicy::UntilCurrent
     };
-    ReporterConfig::feed_forward()
-        .with_capacity(case.capacity)
+    let law = if case.adaptive {
+        ReporterConfig::default()
+    } else {
+        ReporterConfig::feed_forward()
+    };
+    law.with_capacity(case.capacity)
         .with_feedback_delay(case.feedback_delay)
         .with_step(case.step)
         .with_max_metric(case.max_metric)
