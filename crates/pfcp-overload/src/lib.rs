@@ -44,10 +44,13 @@
 //! ## Sending end (UP function)
 //!
 //! * [`OverloadReporter`]: turns one [`Measurement`] per control interval into the Overload
-//!   Reduction Metric (rate matching on the reconstructed demand, a damped backlog correction,
-//!   5-point steps, raise at once, lower after a dwell), refreshes the Period of Validity with
-//!   a new sequence number while the overload lasts, and answers [`OverloadReporter::oci_for`]:
-//!   which OCI to piggyback on the next response or Session Report Request to a given peer.
+//!   Reduction Metric, refreshes the Period of Validity with a new sequence number while the
+//!   overload lasts, and answers [`OverloadReporter::oci_for`]: which OCI to piggyback on the
+//!   next response or Session Report Request to a given peer. The default law
+//!   ([`ControlLaw::Adaptive`]) feeds forward from the demand each peer's traffic shows under
+//!   the metric it was told, trims on what actually arrives, and dithers the metric across
+//!   peers ([`ReporterConfig::dither`]); [`ReporterConfig::feed_forward`] (below) is the first
+//!   law, in 5-point steps, raised at once and lowered after a dwell.
 //! * [`LoadReporter`]: the Load Metric with hysteresis, and [`LoadReporter::lci_for`].
 //!
 //! ```

@@ -3,6 +3,11 @@
 //!
 //! ## Control law
 //!
+//! The default law, [`ControlLaw::Adaptive`], is described there and in
+//! `docs/overload-control.md`; with [`ReporterConfig::dither`] each peer is told one of the two
+//! whole metrics around its share ([`OverloadReporter::metric_for`]). What follows is the first
+//! law, [`ControlLaw::FeedForward`] ([`ReporterConfig::feed_forward`]).
+//!
 //! Once per control interval `T` the UP reports a [`Measurement`]: requests that *arrived*
 //! (what the CP functions sent after their own throttling), requests *served*, and the
 //! *backlog* left in its queue. The reporter then:
