@@ -263,7 +263,8 @@ pub struct ReporterSpec {
     node_scoped: bool,
     /// `None`: the default; else `n % 6`.
     max_peers: Option<u8>,
-    /// The control law: `n % 3` of adaptive, feed-forward, utilisation.
+    /// The control law: `n % 3` of adaptive, feed-forward, utilisation; `ReporterConfig::dither`
+    /// unless `n / 3` is odd (kept in this byte so that older inputs decode as before).
     law: u8,
 }
 

@@ -58,6 +58,9 @@ pub(super) struct Up {
     pub(super) rep: OverloadReporter<u8>,
     /// The publishing step, for the feed-forward law (the others publish relative changes).
     step: Option<u8>,
+    /// The adaptive law with dithered per-peer metrics: a publication may change the law's
+    /// share (and the sequence number) without changing the rounded metric.
+    dithered: bool,
     max_metric: u8,
     validity: Duration,
     node_scoped: bool,
@@ -107,10 +110,12 @@ impl Up {
             })
             .with_node_scoped(r.node_scoped)
             .with_max_peers(max_peers(r.max_peers))
-            .with_law(law(r.law));
+            .with_law(law(r.law))
+            .with_dither(r.law / 3 % 2 == 0);
         Up {
             rep: OverloadReporter::new(config),
             step: (law(r.law) == ControlLaw::FeedForward).then_some(r.step.max(1)),
+            dithered: law(r.law) == ControlLaw::Adaptive && r.law / 3 % 2 == 0,
             max_metric: r.max_metric.min(100),
             validity: r.validity.get(),
             node_scoped: r.node_scoped,
@@ -181,8 +186,15 @@ impl Up {
             }
             None => assert_eq!(self.rep.metric(), metric, "metric changed silently"),
         }
-        self.check_sequence(seq, got.is_some(), !self.published);
-        self.published |= got.is_some();
+        // Dithered, a new share of the law is published under the same rounded metric; only
+        // while overloaded (the metric is non-zero before and after).
+        let share_only = self.dithered && got.is_none() && self.rep.sequence_number() != seq;
+        if share_only {
+            assert!(metric > 0, "a share published while not overloaded");
+        }
+        let published = got.is_some() || share_only;
+        self.check_sequence(seq, published, !self.published);
+        self.published |= published;
         self.check_metric();
     }
 
@@ -231,17 +243,26 @@ impl Up {
             if eligible && self.counter && !rejected_establishment {
                 let o = peer_origin(peer);
                 let r = self.mirror.reduction(o.entity, &o.node, now);
+                let asked = self.rep.metric_for(&peer).unwrap_or(self.rep.metric());
                 assert!(
-                    r <= self.rep.metric(),
-                    "peer {peer} keeps reduction {r} while {} is published and nothing is sent",
-                    self.rep.metric()
+                    r <= asked,
+                    "peer {peer} keeps reduction {r} while it is asked for {asked} and nothing is sent",
                 );
             }
             return;
         };
         assert!(eligible, "OCI for an ineligible message or peer");
         assert_eq!(oci.sequence_number.0, self.rep.sequence_number());
-        assert_eq!(oci.metric.raw(), self.rep.metric());
+        // The peer's own metric: the published one, or dithered one of the two around the
+        // law's share, never 0 while overloaded.
+        let told = oci.metric.raw();
+        assert_eq!(Some(told), self.rep.metric_for(&peer));
+        if self.dithered {
+            assert!(told.abs_diff(self.rep.metric()) <= 1, "told {told}");
+            assert_eq!(told == 0, self.rep.metric() == 0);
+        } else {
+            assert_eq!(told, self.rep.metric());
+        }
         assert_eq!(
             oci.period_of_validity,
             Timer::from_duration(self.validity).unwrap_or(Timer::INFINITE)
