@@ -15,7 +15,7 @@ use super::{admitted_share, Measurement, OverloadReporter};
 pub enum ControlLaw {
     /// Feed-forward from the demand each CP function's traffic shows under the metric it was
     /// told ([`OverloadReporter::record_arrival`]), trimmed by an integral on what actually
-    /// arrives: `a = (A / D) x exp(trim)`, `trim += 0.25 x ln(A / arrived)` near the target,
+    /// arrives: `a = (A / D) x exp(trim)`, `trim += 0.15 x ln(A / arrived)` near the target,
     /// where `a` is the admitted share (`1 - metric/100`), `A` the target arrivals (capacity x
     /// target utilisation, less the backlog drain) and `D` the reconstructed demand. The
     /// feed-forward settles a step in one interval after the metric reaches the CPs; the trim
@@ -38,8 +38,10 @@ pub enum ControlLaw {
     Utilisation,
 }
 
-/// Gain of the integral trim, per interval (in the log of the admitted share).
-const TRIM_GAIN: f64 = 0.25;
+/// Gain of the integral trim, per interval (in the log of the admitted share). With the
+/// metric dithered across peers the trim's steps reach the arrivals in proportion, and a lower
+/// gain follows less of the arrivals' noise (0.25 until stop 22; `docs/overload-control.md`).
+const TRIM_GAIN: f64 = 0.15;
 /// The trim integrates only while the arrivals are within this factor (in log) of the target:
 /// beyond, the feed-forward is the better guide and the trim would wind up during a transient.
 const TRIM_BAND: f64 = 0.5;
@@ -56,11 +58,12 @@ const OCCUPANCY_TARGET: f64 = 0.9;
 /// A demand estimate further than this (in log) from the smoothed one is a step: taken at
 /// once. Closer, it is noise (Poisson arrivals vary by a few per cent per interval): smoothed.
 const STEP_BAND: f64 = 0.4;
-/// Weight of a new demand estimate within the step band: a quarter, since at a deep cut one
+/// Weight of a new demand estimate within the step band: an eighth, since at a deep cut one
 /// metric point moves the arrivals by a tenth of the capacity, and half weight turned the
 /// one-interval bursts of 16 CPs into such points (the spread of arrivals in a step's high
-/// phase fell from 0.70 to 0.45 of the capacity with a quarter; `docs/overload-control.md`).
-const DEMAND_SMOOTHING: f64 = 0.25;
+/// phase fell from 0.70 to 0.45 of the capacity with a quarter; an eighth, with the dithered
+/// metric, since stop 22; `docs/overload-control.md`).
+const DEMAND_SMOOTHING: f64 = 0.125;
 /// Weight of a new interval in the smoothed priority arrivals.
 const SMOOTHING: f64 = 0.5;
 /// Most the admitted share may grow in one interval: a CP function that sheds more than asked

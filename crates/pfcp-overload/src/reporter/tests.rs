@@ -335,8 +335,10 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
         backlog: 0,
     };
     assert_eq!(run(fell), 3);
-    // The same arrivals with a request still queued: fourfold, 10 % -> 40 %.
-    assert_eq!(run(Measurement { backlog: 1, ..fell }), 60);
+    // The same arrivals with a request still queued: at most fourfold the share the law
+    // asked for (just under 10 %, its smoothed demand still above 10x): 39-40 %.
+    let capped = run(Measurement { backlog: 1, ..fell });
+    assert!((60..=61).contains(&capped), "{capped}");
 }
 
 /// With `dither` (the default for the adaptive law) the law's share lies between two whole
