@@ -110,6 +110,27 @@ fn dither_rank(k: u64) -> f64 {
     (0.5 + k as f64 * GOLDEN).fract()
 }
 
+/// The published metric and the share around which peers are dithered.
+#[derive(Debug, Clone, Copy)]
+struct Dither {
+    published: u8,
+    fine: f64,
+    on: bool,
+    max: u8,
+}
+
+impl Dither {
+    /// The metric of the peer at `rank` (see [`ReporterConfig::dither`]).
+    fn metric(self, rank: f64) -> u8 {
+        if self.published == 0 || !self.on {
+            return self.published;
+        }
+        let lo = self.fine.floor();
+        let metric = if rank < self.fine - lo { lo + 1.0 } else { lo };
+        metric.clamp(1.0, f64::from(self.max)) as u8
+    }
+}
+
 /// The share of traffic a CP function sends under `metric` (a metric of 100 would admit none;
 /// the reporter never publishes above 99 for this reason).
 fn admitted_share(metric: u8) -> f64 {
@@ -184,17 +205,19 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// for, by the peer's place in the dither order (never 0 while overloaded). `None` for a
     /// peer not tracked.
     pub fn metric_for(&self, peer: &P) -> Option<u8> {
-        self.peers.get(peer).map(|p| self.dithered(p.rank))
+        let dither = self.dither();
+        self.peers.get(peer).map(|p| dither.metric(p.rank))
     }
 
-    fn dithered(&self, rank: f64) -> u8 {
-        if self.published == 0 || !(self.config.dither && self.config.law == ControlLaw::Adaptive) {
-            return self.published;
+    /// What [`OverloadReporter::metric_for`] needs besides the peer's rank, copied out so that
+    /// `oci_for` can hold the peer's state mutably while it asks.
+    fn dither(&self) -> Dither {
+        Dither {
+            published: self.published,
+            fine: self.fine,
+            on: self.config.dither && self.config.law == ControlLaw::Adaptive,
+            max: self.config.max_metric.clamp(1, 99),
         }
-        let lo = self.fine.floor();
-        let metric = if rank < self.fine - lo { lo + 1.0 } else { lo };
-        let max = f64::from(self.config.max_metric.clamp(1, 99));
-        metric.clamp(1.0, max) as u8
     }
 
     /// The current sequence number.
@@ -436,8 +459,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let seq = self.seq;
         let policy = self.config.inclusion;
         self.published_at?;
-        let metric = self.metric_for(peer)?;
+        let dither = self.dither();
         let peer_state = self.peers.get_mut(peer)?;
+        let metric = dither.metric(peer_state.rank);
         if !peer_state.ovrl {
             return None;
         }

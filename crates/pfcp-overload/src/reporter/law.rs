@@ -85,8 +85,6 @@ pub(super) struct LawState {
     demand: f64,
     /// The smoothed arrivals of priority traffic per interval.
     exempt: f64,
-    /// The metric the law asked for last, before rounding.
-    fine: f64,
 }
 
 impl Default for LawState {
@@ -96,7 +94,6 @@ impl Default for LawState {
             trim: 0.0,
             demand: 0.0,
             exempt: 0.0,
-            fine: 0.0,
         }
     }
 }
@@ -175,7 +172,6 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             self.law.trim = self.law.trim.max((min / ff.max(1e-9)).ln().min(0.0));
         }
         self.law.admit = a;
-        self.law.fine = 100.0 * (1.0 - a);
         metric_of(a)
     }
 
@@ -222,7 +218,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let fine = if wanted == 0 {
             0.0
         } else {
-            self.law.fine.clamp(0.0, max)
+            (100.0 * (1.0 - self.law.admit)).clamp(0.0, max)
         };
         let old = 1.0 - self.fine / 100.0;
         let new = 1.0 - fine / 100.0;
