@@ -191,40 +191,24 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     }
 
     /// Publish `wanted` if it changes the admitted share by at least `min_change` (relative),
-    /// or ends or starts an overload.
+    /// or ends or starts an overload. With [`ReporterConfig::dither`](super::ReporterConfig::dither)
+    /// under the adaptive law the share compared (and dithered around) is the law's own, not
+    /// its rounding, so a change that leaves `wanted` as it was may still be published. Returns
+    /// the rounded metric if that changed.
     pub(super) fn publish_relative(&mut self, wanted: u8, now: Instant) -> Option<u8> {
-        let wanted = wanted.min(self.config.max_metric.min(99));
-        if self.config.dither && self.config.law == ControlLaw::Adaptive {
-            return self.publish_dithered(wanted, now);
-        }
-        if wanted == self.published {
-            return None;
-        }
-        let old = admitted_share(self.published);
-        let new = admitted_share(wanted);
-        let change = (new - old).abs() / old.max(1e-9);
-        if wanted == 0 || self.published == 0 || change >= self.config.min_change {
-            return Some(self.publish(wanted, now));
-        }
-        None
-    }
-}
-
-impl<P: Hash + Eq + Clone> OverloadReporter<P> {
-    /// [`Self::publish_relative`] for dithered peers: the share the law asked for is what
-    /// changes, not only its rounding. Returns the rounded metric if that changed.
-    fn publish_dithered(&mut self, wanted: u8, now: Instant) -> Option<u8> {
-        let max = f64::from(self.config.max_metric.min(99));
-        let fine = if wanted == 0 {
-            0.0
+        let max = self.config.max_metric.min(99);
+        let wanted = wanted.min(max);
+        let fine = if wanted > 0 && self.config.dither && self.config.law == ControlLaw::Adaptive {
+            (100.0 * (1.0 - self.law.admit)).clamp(0.0, f64::from(max))
         } else {
-            (100.0 * (1.0 - self.law.admit)).clamp(0.0, max)
+            f64::from(wanted)
         };
         let old = 1.0 - self.fine / 100.0;
         let new = 1.0 - fine / 100.0;
         let change = (new - old).abs() / old.max(1e-9);
         let starts_or_ends = (wanted == 0) != (self.published == 0);
-        if !starts_or_ends && (wanted == 0 || change < self.config.min_change) {
+        let worth = wanted > 0 && fine != self.fine && change >= self.config.min_change;
+        if !(starts_or_ends || worth) {
             return None;
         }
         let before = self.published;
