@@ -151,6 +151,7 @@ impl UpAdmission {
         // The window of priority 0's arrivals starts again with the interval just closed.
         self.top_previous = top;
         self.top_overloaded = self.reporter.capacity().is_some_and(|c| top > c);
+        self.update_top_surplus();
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
             tracing::info!(
