@@ -234,9 +234,8 @@ pub struct UpAdmission {
     /// interval's and a pro-rata share of the previous one's) than the UP function serves in
     /// an interval: no burst it clears within one, so they wait no longer than the others.
     top_overloaded: bool,
-    /// Priority 0's backlog passed the surplus mark while `top_overloaded` (see
-    /// `update_top_surplus`).
-    top_surplus: bool,
+    /// Priority-0 requests per interval, smoothed over intervals (weight [`TOP_SMOOTHING`]).
+    top_smoothed: f64,
     utilisation: Option<f64>,
     manual_load: bool,
     reporter: OverloadReporter<PeerKey>,
@@ -252,13 +251,19 @@ const MIN_WAIT_SERVICES: u32 = 4;
 /// service times refused (emergency success 0.989 at 2x in `pfcp sim`'s small scenario, 1.000
 /// with 8).
 const TOP_MIN_WAIT_SERVICES: u32 = 8;
-/// Priority 0 is held to the others' wait bound only once its backlog has passed this many
-/// times that bound of work (30 requests at 1000/s and 15 ms) while its window is over. The window test alone tripped
-/// at 0.65 of the capacity when 16 CP functions' emergency sessions came in a cluster (200
-/// in 200 ms) and refused requests that waited 15.2 ms behind 15 others, a backlog the UP
-/// function clears in 15 ms (`docs/overload-control.md`, "Priority 0, and CPs that drew
-/// the same classes").
+/// A backlog of priority 0 within this many times the others' wait bound of work (30
+/// requests at 1000/s and 15 ms) is a cluster, while its smoothed arrivals fit. The window
+/// test alone tripped at 0.65 of the capacity when 16 CP functions' emergency sessions came
+/// in a cluster (200 in 200 ms) and refused requests that waited 15.2 ms behind 15 others, a
+/// backlog the UP function clears in 15 ms (`docs/overload-control.md`, "Priority 0, and CPs
+/// that drew the same classes").
 const TOP_SURPLUS_BOUNDS: u32 = 2;
+/// Priority 0's backlog is taken for a cluster only while its smoothed arrivals are below this
+/// share of the capacity: at 10x they hover at the capacity, and there the window alone
+/// decides (a backlog kept at the mark would serve its oldest late).
+const TOP_RELEASE: f64 = 0.9;
+/// Weight of the newest interval in priority 0's smoothed arrivals.
+const TOP_SMOOTHING: f64 = 0.25;
 
 impl UpAdmission {
     /// An empty admission whose first control interval starts at `now`.
@@ -319,7 +324,7 @@ impl UpAdmission {
             top_arrived: 0,
             top_previous: 0.0,
             top_overloaded: false,
-            top_surplus: false,
+            top_smoothed: 0.0,
             utilisation: None,
             manual_load: false,
             stats: AdmissionStats::default(),
@@ -416,15 +421,6 @@ impl UpAdmission {
             let window = self.top_arrived as f64 + self.top_previous * left.min(1.0);
             self.top_overloaded = self.reporter.capacity().is_some_and(|c| window > c);
         }
-        let priority = request.priority;
-        let admit = self.admit(request, now);
-        if priority == MessagePriority::HIGHEST {
-            self.update_top_surplus();
-        }
-        admit
-    }
-
-    fn admit(&mut self, request: QueuedRequest, now: Instant) -> Admit {
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {
             self.push(request, now);
@@ -623,31 +619,26 @@ impl UpAdmission {
         Some(limit.max(floor))
     }
 
-    /// Whether priority 0 holds a surplus the UP function cannot serve: its load does not fit
-    /// (`top_overloaded`) and, since that began, its backlog has passed [`TOP_SURPLUS_BOUNDS`]
-    /// times the others' wait bound of work. A backlog that clears within that is a burst,
-    /// whatever the window.
+    /// Whether priority 0 holds a surplus the UP function cannot serve, so that it waits no
+    /// longer than the others: the window says its load does not fit, unless its smoothed
+    /// arrivals are below [`TOP_RELEASE`] of the capacity and its backlog is within
+    /// [`TOP_SURPLUS_BOUNDS`] times the others' bound of work. That is a cluster, which the UP
+    /// function clears.
     fn top_surplus(&self) -> bool {
-        self.top_overloaded && self.top_surplus
-    }
-
-    /// Enter the surplus state when priority 0's backlog passes [`TOP_SURPLUS_BOUNDS`] times
-    /// the others' bound of work while the window says its load does not fit; leave it when
-    /// the window no longer says so. Held, so that under a lasting overload (at 10x) the
-    /// backlog's oldest are refused and not served late whenever it dips below the mark.
-    fn update_top_surplus(&mut self) {
         if !self.top_overloaded {
-            self.top_surplus = false;
-            return;
+            return false;
         }
-        let (Some(step), Some(bound)) = (self.service_step, self.config.max_wait) else {
-            self.top_surplus = true;
-            return;
+        let (Some(step), Some(bound), Some(capacity)) = (
+            self.service_step,
+            self.config.max_wait,
+            self.reporter.capacity(),
+        ) else {
+            return true;
         };
         let backlog = self.queues.first().map_or(0, VecDeque::len) as f64;
-        if backlog * step.as_secs_f64() > f64::from(TOP_SURPLUS_BOUNDS) * bound.as_secs_f64() {
-            self.top_surplus = true;
-        }
+        let short =
+            backlog * step.as_secs_f64() <= f64::from(TOP_SURPLUS_BOUNDS) * bound.as_secs_f64();
+        !(short && self.top_smoothed < TOP_RELEASE * capacity)
     }
 
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {

@@ -24,9 +24,8 @@
 //! * a request *below* the boundary rank is throttled unless the throttle is already 1.5
 //!   requests ahead of schedule (when more of them arrive than expected the credit goes
 //!   negative and the boundary rank sends more);
-//! * a request *at* the boundary rank is throttled once half a request is due (twelve for
-//!   the exempt class, so that the lower ranks get every chance first and a short cluster of
-//!   priority requests is not taken for a lasting shortfall);
+//! * a request *at* the boundary rank is throttled once half a request is due (a whole one for
+//!   the exempt class, so that the lower ranks get every chance first);
 //! * a non-exempt request *above* the boundary is throttled only when the due drop is
 //!   [`LossConfig::escalate_after`] requests late because no lower-priority request came
 //!   (counted in [`LossStats::escalated`]); the exempt class is never escalated to.
@@ -73,12 +72,6 @@ use pfcp_wire::{MessagePriority, MessageType};
 /// Number of ranks: 16 message priorities plus the exempt class.
 pub const RANKS: usize = 17;
 const EXEMPT_RANK: usize = 16;
-/// Credit (1/100 request) at which an exempt request at the boundary rank is throttled: twelve
-/// requests due. With three (the first choice), 16 CP functions at 5x throttled a few
-/// emergency requests at a storm's onset in a third of `pfcp sim`'s seeds: emergency sessions
-/// bring three requests each, and over the reset window's first hundred or two their share
-/// (13 % on average) crossed the 24 % the reduction left now and then (`docs/throttle.md`).
-const EXEMPT_DUE: i64 = 1200;
 const MAX_BUCKETS: usize = 16;
 /// How far ahead of schedule (in 1/100 request) the ranks below the boundary may run before
 /// they too wait: bounds the overshoot when they arrive in a cluster.
@@ -547,11 +540,10 @@ impl LossThrottle {
                 // priority traffic is not throttled on a guess (6.2.4.5.1).
                 return None;
             }
-            // The exempt class waits until twelve requests are due: the others get every
-            // chance first, and neither a lag of the window behind a change of mix (the
-            // boundary reaching the exempt rank for a moment) nor a cluster of priority
-            // requests in a short window throttles priority traffic.
-            Some(if rank == EXEMPT_RANK { EXEMPT_DUE } else { 50 })
+            // The exempt class waits until three requests are due: the others get every
+            // chance first, and a lag of the window behind a change of mix (the boundary
+            // reaching the exempt rank for a moment) does not throttle priority traffic.
+            Some(if rank == EXEMPT_RANK { 300 } else { 50 })
         } else if rank != EXEMPT_RANK {
             self.config
                 .escalate_after

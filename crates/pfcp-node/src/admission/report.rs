@@ -7,7 +7,7 @@ use pfcp_overload::Measurement;
 use pfcp_wire::ie::{CpFunctionFeatures, LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::{Cause, MessageType};
 
-use super::{PeerKey, UpAdmission, MAX_CATCH_UP};
+use super::{PeerKey, UpAdmission, MAX_CATCH_UP, TOP_SMOOTHING};
 
 impl UpAdmission {
     /// Record the CP Function Features a CP function advertised in its association (Setup or
@@ -151,7 +151,7 @@ impl UpAdmission {
         // The window of priority 0's arrivals starts again with the interval just closed.
         self.top_previous = top;
         self.top_overloaded = self.reporter.capacity().is_some_and(|c| top > c);
-        self.update_top_surplus();
+        self.top_smoothed += TOP_SMOOTHING * (top - self.top_smoothed);
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
             tracing::info!(

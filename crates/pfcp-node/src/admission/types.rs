@@ -91,9 +91,10 @@ pub struct AdmissionConfig {
     /// refused for the latency bound of the rest. `None`: no limit. Their load does not fit,
     /// and they wait no longer than [`AdmissionConfig::max_wait`], while more of them arrived
     /// over the last interval's length than the UP function serves in an interval (checked at
-    /// each arrival) and, since that began, their backlog has passed twice `max_wait` of work
-    /// (a cluster whose backlog the UP function clears within that is served): their surplus
-    /// cannot be served, and waiting would delay the rest of them. While the oldest of them has waited longer than the others may, the newest is
+    /// each arrival), unless their arrivals smoothed over intervals are below 0.9 of the
+    /// capacity and their backlog is within twice `max_wait` of work (a cluster the UP
+    /// function clears): their surplus cannot be served, and waiting would delay the rest of
+    /// them. While the oldest of them has waited longer than the others may, the newest is
     /// taken up first: a burst is still served in full, and the first moment of a storm,
     /// before the test trips, adds no wait to what is served (`docs/overload-control.md`,
     /// "Bounded wait").

@@ -346,34 +346,3 @@ fn clause_6_2_4_5_1_the_mix_before_an_overload_does_not_set_its_boundary() {
     let kept = storm_requests_with_the_boundary_too_high(1);
     assert!(kept >= 300, "{kept} of 500");
 }
-
-#[test]
-fn clause_6_2_4_5_1_exempt_requests_are_not_throttled_on_a_storms_first_sample() {
-    // A storm's first requests after a calm window: the reduction (76 %) can be covered by
-    // the rest (10 % exempt over the storm), but its first 150 requests happen to hold 30 %
-    // exempt (emergency sessions bring three requests each; with 16 CP functions some of
-    // them draw such a start). The rest falls nine requests short over them: no lasting
-    // shortfall, and no priority request is throttled for it (with three requests due as
-    // the mark, eight were).
-    let mut t = LossThrottle::default();
-    for _ in 0..1000 {
-        let _ = t.decide(RequestClass::new(p(12)));
-    }
-    t.set_reduction(76);
-    let mut exempt_throttled = 0;
-    for i in 0..2000u32 {
-        let share = if i < 150 { 3 } else { 1 };
-        let exempt = i % 10 < share; // in threes, as a session's requests come
-        let class = if exempt {
-            RequestClass::exempt(p(0))
-        } else {
-            RequestClass::new(p(12))
-        };
-        if exempt && !t.decide(class).is_send() {
-            exempt_throttled += 1;
-        } else if !exempt {
-            let _ = t.decide(class);
-        }
-    }
-    assert_eq!(exempt_throttled, 0);
-}

@@ -129,7 +129,9 @@ fn a_priority_0_backlog_serves_its_newest_first() {
 /// (0.8 per ms, and 28 at once: 108 within an interval's length, 28 ms of work queued) is a
 /// burst: it is served in full, though some of it waits longer than the others may. On
 /// loopback, 16 CP functions' emergency sessions came in such clusters at 0.65 of the
-/// capacity, and the window alone refused requests that had waited 15.2 ms.
+/// capacity, and the window alone refused requests that had waited 15.2 ms. Near the
+/// capacity (0.95 per ms, smoothed over intervals) the same cluster is no such burst: the
+/// window decides, and some of it is refused for its wait.
 #[test]
 fn a_short_backlog_of_priority_0_is_served_though_the_window_crossed_the_capacity() {
     let (mut up, mut r) = TopRun::at_1000_per_sec();
@@ -142,4 +144,14 @@ fn a_short_backlog_of_priority_0_is_served_though_the_window_crossed_the_capacit
         "some waited beyond the others' bound: {waited:?}"
     );
     assert!(up.is_empty());
+}
+
+#[test]
+fn near_the_capacity_a_cluster_of_priority_0_is_held_to_the_others_bound() {
+    let (mut up, mut r) = TopRun::at_1000_per_sec();
+    let (expired, _) = r.run(&mut up, 0, 2000, 0.95, 0);
+    assert_eq!(expired, 0);
+    let (expired, waited) = r.run(&mut up, 2000, 2020, 0.95, 20);
+    assert!(expired > 0, "the cluster's tail is refused");
+    assert!(waited <= 16 * MS, "{waited:?}");
 }
