@@ -630,7 +630,7 @@ impl UpAdmission {
         }
         let (Some(step), Some(bound), Some(capacity)) = (
             self.service_step,
-            self.config.max_wait,
+            self.wait_limit(PRIORITIES - 1),
             self.reporter.capacity(),
         ) else {
             return true;

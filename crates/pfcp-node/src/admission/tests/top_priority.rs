@@ -129,9 +129,7 @@ fn a_priority_0_backlog_serves_its_newest_first() {
 /// (0.8 per ms, and 28 at once: 108 within an interval's length, 28 ms of work queued) is a
 /// burst: it is served in full, though some of it waits longer than the others may. On
 /// loopback, 16 CP functions' emergency sessions came in such clusters at 0.65 of the
-/// capacity, and the window alone refused requests that had waited 15.2 ms. Near the
-/// capacity (0.95 per ms, smoothed over intervals) the same cluster is no such burst: the
-/// window decides, and some of it is refused for its wait.
+/// capacity, and the window alone refused requests that had waited 15.2 ms.
 #[test]
 fn a_short_backlog_of_priority_0_is_served_though_the_window_crossed_the_capacity() {
     let (mut up, mut r) = TopRun::at_1000_per_sec();
@@ -146,6 +144,8 @@ fn a_short_backlog_of_priority_0_is_served_though_the_window_crossed_the_capacit
     assert!(up.is_empty());
 }
 
+/// Near the capacity (0.95 per ms, smoothed over intervals) a cluster is no such burst: the
+/// window decides, and what would wait beyond the others' bound is refused.
 #[test]
 fn near_the_capacity_a_cluster_of_priority_0_is_held_to_the_others_bound() {
     let (mut up, mut r) = TopRun::at_1000_per_sec();
