@@ -199,12 +199,14 @@ mod overflow;
 mod rejection;
 mod report;
 mod types;
+mod window;
 use overflow::Overflow;
 use rejection::node_id_of;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
     WhenFull,
 };
+use window::FallWindow;
 
 #[derive(Debug, Clone)]
 struct Waiting {
@@ -238,6 +240,8 @@ pub struct UpAdmission {
     top_smoothed: f64,
     utilisation: Option<f64>,
     manual_load: bool,
+    /// Arrivals over the last half interval, in which the end of an overload shows first.
+    window: FallWindow,
     reporter: OverloadReporter<PeerKey>,
     load: LoadReporter<PeerKey>,
     overflow: Overflow,
@@ -327,6 +331,7 @@ impl UpAdmission {
             top_smoothed: 0.0,
             utilisation: None,
             manual_load: false,
+            window: FallWindow::new(interval, now),
             stats: AdmissionStats::default(),
         })
     }
@@ -409,6 +414,8 @@ impl UpAdmission {
         self.arrived += 1;
         self.stats.offered += 1;
         self.reporter.record_arrival(&request.peer_key());
+        self.window
+            .record(request.priority == MessagePriority::HIGHEST);
         if request.priority == MessagePriority::HIGHEST {
             // Priority 0 is the classifier's level for eMPS and emergency (exempt) requests.
             self.reporter.record_exempt();
@@ -551,6 +558,9 @@ impl UpAdmission {
             earliest(Some(self.next_free));
         }
         earliest(self.reporter.poll_timeout());
+        if self.reporter.metric() > 0 {
+            earliest(Some(self.window.next_end()));
+        }
         for (p, q) in self.queues.iter().enumerate() {
             if let (Some(limit), Some(front)) = (self.wait_limit(p), q.front()) {
                 earliest(front.arrived.checked_add(limit));

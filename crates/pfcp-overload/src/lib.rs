@@ -111,7 +111,7 @@ pub use receiver::{
 };
 pub use reporter::{
     ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig,
-    ReporterConfigError, SequenceMode,
+    ReporterConfigError, SequenceMode, WindowMeasurement,
 };
 pub use scope::{NodeKey, OciOrigin, Scope};
 pub use sequence::SequenceOrder;

@@ -544,7 +544,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
 mod config;
 mod law;
 pub use config::{InclusionPolicy, ReporterConfig, ReporterConfigError, SequenceMode};
-pub use law::ControlLaw;
+pub use law::{ControlLaw, WindowMeasurement};
 
 #[cfg(test)]
 mod tests;

@@ -3,11 +3,11 @@
 
 use std::time::Instant;
 
-use pfcp_overload::Measurement;
+use pfcp_overload::{Measurement, WindowMeasurement};
 use pfcp_wire::ie::{CpFunctionFeatures, LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::{Cause, MessageType};
 
-use super::{PeerKey, UpAdmission, MAX_CATCH_UP, TOP_SMOOTHING};
+use super::{FallWindow, PeerKey, UpAdmission, MAX_CATCH_UP, TOP_SMOOTHING};
 
 impl UpAdmission {
     /// Record the CP Function Features a CP function advertised in its association (Setup or
@@ -127,6 +127,24 @@ impl UpAdmission {
         }
         if closed > 0 {
             self.overflow.interval_started(&self.stats);
+        }
+        if let Some((arrived, exempt)) = self.window.advance(now) {
+            let w = WindowMeasurement {
+                arrived,
+                exempt,
+                backlog: self.len as u64,
+                intervals: FallWindow::intervals(),
+            };
+            if let Some(metric) = self.reporter.handle_window(&w, now) {
+                metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
+                tracing::info!(
+                    metric,
+                    oci_sequence = self.reporter.sequence_number(),
+                    arrived,
+                    exempt,
+                    "admission: overload ended within the interval (demand fell)"
+                );
+            }
         }
         let before = self.reporter.sequence_number();
         self.reporter.handle_timeout(now);

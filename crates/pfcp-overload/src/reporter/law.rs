@@ -9,6 +9,22 @@ use std::time::Instant;
 
 use super::{admitted_share, Measurement, OverloadReporter};
 
+/// What the UP function counted over a window shorter than the control interval, for
+/// [`OverloadReporter::handle_window`]: the arrivals while a throttled CP function is heard
+/// from least, at the end of an overload.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WindowMeasurement {
+    /// Requests that arrived during the window.
+    pub arrived: u64,
+    /// Of those, priority (eMPS, emergency) requests, which the CP functions do not shed
+    /// while the rest can make up the reduction (clause 6.2.4.5.1).
+    pub exempt: u64,
+    /// Requests waiting at the end of the window.
+    pub backlog: u64,
+    /// The window's length in control intervals (e.g. 0.5); at most 1.
+    pub intervals: f64,
+}
+
 /// How the reporter computes the metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -173,6 +189,44 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
         self.law.admit = a;
         metric_of(a)
+    }
+
+    /// End the overload within a control interval when a window of it shows the demand fell:
+    /// with nothing queued, arrivals below half the target and a demand reconstructed under
+    /// the metric in force (exempt requests at face value) that fits the target, the
+    /// reporter publishes 0 at once rather than at the interval's end. Returns `Some(0)` if
+    /// it did. Only [`ControlLaw::Adaptive`] acts on windows.
+    ///
+    /// Why only this, and only opening (`docs/overload-control.md`, "Hearing the end sooner"):
+    /// a CP function that sheds most of its traffic sends little, so it hears a lower metric
+    /// late (clause 6.2.4.2: OCI rides on the UP function's answers); a CP function that sends
+    /// its whole demand hears a raise within milliseconds, so an opening that was wrong is
+    /// undone by the next interval's law at little cost. A window far from the target cannot
+    /// come from the arrivals' noise: at the target they are tens of requests a window.
+    ///
+    /// The caller must not pass a window it measured late (a process that stalled has the
+    /// window's requests still in its socket).
+    pub fn handle_window(&mut self, w: &WindowMeasurement, now: Instant) -> Option<u8> {
+        if self.config.law != ControlLaw::Adaptive || self.published == 0 || w.backlog > 0 {
+            return None;
+        }
+        let capacity = self.capacity_est?;
+        if !(w.intervals > 0.0 && w.intervals <= 1.0) {
+            return None;
+        }
+        let target = capacity * self.config.target_load * w.intervals;
+        let arrived = w.arrived as f64;
+        let exempt = w.exempt.min(w.arrived) as f64;
+        let share = (1.0 - self.fine / 100.0).max(admitted_share(99));
+        let demand = exempt + (arrived - exempt) / share;
+        if arrived >= DEMAND_FELL * target || demand >= target {
+            return None;
+        }
+        self.law.admit = 1.0;
+        self.law.trim = self.law.trim.min(0.0) * 0.5;
+        self.law.demand = demand / w.intervals;
+        self.publish_fine(0, 0.0, now);
+        Some(0)
     }
 
     /// The [`ControlLaw::Utilisation`] metric for measurement `m`.

@@ -341,6 +341,70 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
     assert!((60..=61).contains(&capped), "{capped}");
 }
 
+/// A window of half an interval in which the demand fell ends the overload at once; one in
+/// which the arrivals did not fall, a request waits, or only the exempt class still arrives
+/// as before does not.
+#[test]
+fn a_window_in_which_demand_fell_ends_the_overload_within_the_interval() {
+    let now = crate::test_now();
+    let overloaded_reporter = |law: ControlLaw| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            law,
+            ..ReporterConfig::default()
+        });
+        r.handle_measurement(&overloaded(1000), now);
+        for _ in 0..5 {
+            r.handle_measurement(&overloaded(97), now);
+        }
+        r
+    };
+    let window = |arrived, exempt, backlog| WindowMeasurement {
+        arrived,
+        exempt,
+        backlog,
+        intervals: 0.5,
+    };
+    // The target of half an interval is 48.5 requests (0.97 x 100 x 0.5).
+    let opens = |w: WindowMeasurement| {
+        let mut r = overloaded_reporter(ControlLaw::Adaptive);
+        assert_eq!(r.metric(), 90);
+        let out = r.handle_window(&w, now);
+        assert_eq!(out.is_some(), r.metric() == 0);
+        out == Some(0)
+    };
+    // 0.8x of demand under 90 %: 4 arrive, a demand of 40 fits.
+    assert!(opens(window(4, 0, 0)));
+    // The same with a request still queued: the UP function is not idle.
+    assert!(!opens(window(4, 0, 1)));
+    // 1x of demand (5 arrive, 50) does not fit the 0.97 target: the interval's law decides.
+    assert!(!opens(window(5, 0, 0)));
+    // Exempt requests count at face value: 18 of them and 2 others are a demand of 38.
+    assert!(opens(window(20, 18, 0)));
+    // The same 20 arrivals unshed by nobody's account (200) do not fit.
+    assert!(!opens(window(20, 0, 0)));
+    // Arrivals at half the target or above are no fall, whatever their class.
+    assert!(!opens(window(25, 25, 0)));
+    // Only the adaptive law acts on windows, and only while overloaded.
+    let mut ff = overloaded_reporter(ControlLaw::FeedForward);
+    let before = ff.metric();
+    assert!(before > 0);
+    assert_eq!(ff.handle_window(&window(0, 0, 0), now), None);
+    assert_eq!(ff.metric(), before);
+    let mut calm: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+        capacity: Some(100.0),
+        ..ReporterConfig::default()
+    });
+    assert_eq!(calm.handle_window(&window(0, 0, 0), now), None);
+    // After an opening, the interval's law keeps it open when the demand fits.
+    let mut r = overloaded_reporter(ControlLaw::Adaptive);
+    let seq = r.sequence_number();
+    assert_eq!(r.handle_window(&window(4, 0, 0), now), Some(0));
+    assert_ne!(r.sequence_number(), seq, "a new number with the new content");
+    assert_eq!(r.handle_measurement(&overloaded(80), now), None);
+    assert_eq!(r.metric(), 0);
+}
+
 /// With `dither` (the default for the adaptive law) the law's share lies between two whole
 /// metrics and each peer is told one of them by its place in a low-discrepancy order, so that
 /// the peers together admit that share; alone, a peer is told the rounded metric.
