@@ -400,7 +400,11 @@ fn a_window_in_which_demand_fell_ends_the_overload_within_the_interval() {
     let mut r = overloaded_reporter(ControlLaw::Adaptive);
     let seq = r.sequence_number();
     assert_eq!(r.handle_window(&window(4, 0, 0), now), Some(0));
-    assert_ne!(r.sequence_number(), seq, "a new number with the new content");
+    assert_ne!(
+        r.sequence_number(),
+        seq,
+        "a new number with the new content"
+    );
     assert_eq!(r.handle_measurement(&overloaded(80), now), None);
     assert_eq!(r.metric(), 0);
 }
