@@ -142,7 +142,7 @@ impl UpAdmission {
                     oci_sequence = self.reporter.sequence_number(),
                     arrived,
                     exempt,
-                    "admission: overload ended within the interval (demand fell)"
+                    "admission: metric lowered within the interval (demand fell)"
                 );
             }
         }

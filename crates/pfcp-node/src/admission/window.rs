@@ -1,5 +1,5 @@
-//! Windows shorter than the control interval, in which the end of an overload shows first
-//! ([`OverloadReporter::handle_window`](pfcp_overload::OverloadReporter::handle_window)).
+//! Windows shorter than the control interval, in which a fall of demand (the end of an overload
+//! or part of it) shows first ([`OverloadReporter::handle_window`](pfcp_overload::OverloadReporter::handle_window)).
 
 use std::time::{Duration, Instant};
 

@@ -191,18 +191,22 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         metric_of(a)
     }
 
-    /// End the overload within a control interval when a window of it shows the demand fell:
-    /// with nothing queued, arrivals below half the target and a demand reconstructed under
-    /// the metric in force (exempt requests at face value) that fits the target, the
-    /// reporter publishes 0 at once rather than at the interval's end. Returns `Some(0)` if
-    /// it did. Only [`ControlLaw::Adaptive`] acts on windows.
+    /// Lower the metric within a control interval when a window of it shows the demand fell:
+    /// with nothing queued and arrivals below half the target, the reporter rebuilds the
+    /// demand under the metric in force (exempt requests at face value) and publishes at once
+    /// the metric that brings it to the target: 0 if it fits (the overload ends), the share
+    /// the non-exempt part needs otherwise (a fall from 10x to 4x lowers 90 % to 76 %), rather
+    /// than at the interval's end. Returns the metric if it published one. Only
+    /// [`ControlLaw::Adaptive`] acts on windows, and it only ever lowers the metric.
     ///
     /// Why only this, and only opening (`docs/overload-control.md`, "Hearing the end sooner"):
     /// a CP function that sheds most of its traffic sends little, so it hears a lower metric
     /// late (clause 6.2.4.2: OCI rides on the UP function's answers); a CP function that sends
     /// its whole demand hears a raise within milliseconds, so an opening that was wrong is
     /// undone by the next interval's law at little cost. A window far from the target cannot
-    /// come from the arrivals' noise: at the target they are tens of requests a window.
+    /// come from the arrivals' noise: at the target they are tens of requests a window. The
+    /// demand rebuilt from a window is noisier than an interval's (a few requests under a
+    /// deep cut), which is why it may lower the metric but never raise it.
     ///
     /// The caller must not pass a window it measured late (a process that stalled has the
     /// window's requests still in its socket).
@@ -219,14 +223,34 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let exempt = w.exempt.min(w.arrived) as f64;
         let share = (1.0 - self.fine / 100.0).max(admitted_share(99));
         let demand = exempt + (arrived - exempt) / share;
-        if arrived >= DEMAND_FELL * target || demand >= target {
+        if arrived >= DEMAND_FELL * target {
             return None;
         }
-        self.law.admit = 1.0;
-        self.law.trim = self.law.trim.min(0.0) * 0.5;
+        // The share of the non-exempt demand that brings the arrivals to the target.
+        let a = if demand < target {
+            1.0
+        } else {
+            ((target - exempt) / (demand - exempt).max(1e-9)).clamp(self.min_admit(), 1.0)
+        };
+        // Below half the target the share at least about doubles; never a raise.
+        if a <= share {
+            return None;
+        }
+        self.law.admit = a;
         self.law.demand = demand / w.intervals;
-        self.publish_fine(0, 0.0, now);
-        Some(0)
+        let metric = metric_of(a).min(self.config.max_metric.min(99));
+        if metric == 0 {
+            self.law.trim = self.law.trim.min(0.0) * 0.5;
+            self.publish_fine(0, 0.0, now);
+        } else {
+            let fine = if self.config.dither {
+                (100.0 * (1.0 - a)).clamp(0.0, f64::from(self.config.max_metric.min(99)))
+            } else {
+                f64::from(metric)
+            };
+            self.publish_fine(metric, fine, now);
+        }
+        Some(metric)
     }
 
     /// The [`ControlLaw::Utilisation`] metric for measurement `m`.

@@ -341,16 +341,18 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
     assert!((60..=61).contains(&capped), "{capped}");
 }
 
-/// A window of half an interval in which the demand fell ends the overload at once; one in
-/// which the arrivals did not fall, a request waits, or only the exempt class still arrives
-/// as before does not.
+/// A window of half an interval in which the demand fell lowers the metric at once to what the
+/// demand rebuilt from it needs (0 when it fits the target); one in which the arrivals did not
+/// fall, or a request waits, does not.
 #[test]
-fn a_window_in_which_demand_fell_ends_the_overload_within_the_interval() {
+fn a_window_in_which_demand_fell_lowers_the_metric_within_the_interval() {
     let now = crate::test_now();
     let overloaded_reporter = |law: ControlLaw| {
         let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
             capacity: Some(100.0),
             law,
+            // Whole metrics, so that the share in force is exactly 10 %.
+            dither: false,
             ..ReporterConfig::default()
         });
         r.handle_measurement(&overloaded(1000), now);
@@ -366,25 +368,28 @@ fn a_window_in_which_demand_fell_ends_the_overload_within_the_interval() {
         intervals: 0.5,
     };
     // The target of half an interval is 48.5 requests (0.97 x 100 x 0.5).
-    let opens = |w: WindowMeasurement| {
+    let lowers_to = |w: WindowMeasurement| {
         let mut r = overloaded_reporter(ControlLaw::Adaptive);
         assert_eq!(r.metric(), 90);
         let out = r.handle_window(&w, now);
-        assert_eq!(out.is_some(), r.metric() == 0);
-        out == Some(0)
+        assert_eq!(out.unwrap_or(90), r.metric());
+        out
     };
-    // 0.8x of demand under 90 %: 4 arrive, a demand of 40 fits.
-    assert!(opens(window(4, 0, 0)));
+    // 0.8x of demand under 90 %: 4 arrive, a demand of 40 fits: the overload ends.
+    assert_eq!(lowers_to(window(4, 0, 0)), Some(0));
     // The same with a request still queued: the UP function is not idle.
-    assert!(!opens(window(4, 0, 1)));
-    // 1x of demand (5 arrive, 50) does not fit the 0.97 target: the interval's law decides.
-    assert!(!opens(window(5, 0, 0)));
+    assert_eq!(lowers_to(window(4, 0, 1)), None);
+    // 1x of demand (5 arrive, 50) against the 0.97 target: 48.5 / 50 admitted, 3 %.
+    assert_eq!(lowers_to(window(5, 0, 0)), Some(3));
     // Exempt requests count at face value: 18 of them and 2 others are a demand of 38.
-    assert!(opens(window(20, 18, 0)));
-    // The same 20 arrivals unshed by nobody's account (200) do not fit.
-    assert!(!opens(window(20, 0, 0)));
+    assert_eq!(lowers_to(window(20, 18, 0)), Some(0));
+    // 15 of them and 5 others (65): the other 50 get what the 15 leave, 33.5 of them.
+    assert_eq!(lowers_to(window(20, 15, 0)), Some(33));
+    // A partial fall, 10x to 4x: 20 arrive, none exempt, a demand of 200; 24 % admitted.
+    assert_eq!(lowers_to(window(20, 0, 0)), Some(76));
     // Arrivals at half the target or above are no fall, whatever their class.
-    assert!(!opens(window(25, 25, 0)));
+    assert_eq!(lowers_to(window(25, 25, 0)), None);
+    assert_eq!(lowers_to(window(25, 0, 0)), None);
     // Only the adaptive law acts on windows, and only while overloaded.
     let mut ff = overloaded_reporter(ControlLaw::FeedForward);
     let before = ff.metric();
