@@ -245,9 +245,12 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .with_never_throttle_exempt(args.never_throttle_exempt)
         .with_exact_window(args.loss_mode.is_exact());
     let probes = (args.probe_gap_factor > 0).then_some(args.probe_gap_factor);
-    let mut config = EndpointConfig::new(local)
-        .with_transactions(xact)
-        .with_cp(cp.with_loss(loss).with_probe_gap_factor(probes));
+    let fall_probes = (args.probe_fall_factor > 0).then_some(args.probe_fall_factor);
+    let mut config = EndpointConfig::new(local).with_transactions(xact).with_cp(
+        cp.with_loss(loss)
+            .with_probe_gap_factor(probes)
+            .with_probe_fall_factor(fall_probes),
+    );
     if args.track_state {
         config = config.with_state_tracker(TrackerConfig::default());
     }

@@ -182,6 +182,9 @@ impl CpOverloadControl {
         if config.probe_gap_factor == Some(0) {
             return Err(CpConfigError::ProbeGapFactor);
         }
+        if config.probe_fall_factor.is_some_and(|k| k < 2) {
+            return Err(CpConfigError::ProbeFallFactor);
+        }
         let throttles = Throttles::new(&config);
         Ok(CpOverloadControl {
             overload: OverloadTable::new(config.overload),

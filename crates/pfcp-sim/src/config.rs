@@ -96,7 +96,8 @@ pub fn cp_config(
         Strategy::RandomLoss => Some(
             selecting
                 .with_loss_mode(LossMode::Random)
-                .with_probe_gap_factor(None),
+                .with_probe_gap_factor(None)
+                .with_probe_fall_factor(None),
         ),
         Strategy::Toolkit => Some(selecting),
     };

@@ -85,6 +85,12 @@ pub struct CpArgs {
     /// 0: no probes.
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub probe_gap_factor: u32,
+    /// Probes after a fall of this CP's own demand: while its offers to a UP function come
+    /// this many times further apart than usual, a request the Loss throttle sheds goes after
+    /// a silence of two usual gaps between sends, so that the CP hears the end of an overload
+    /// within a gap or two of its old rhythm. 0: none.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub probe_fall_factor: u32,
     /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
     /// for every --up with this Max EMR (messages/s counting requests, answers,
     /// retransmissions, Heartbeat and Association messages).

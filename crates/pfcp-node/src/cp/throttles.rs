@@ -32,7 +32,10 @@
 //! or so). When nothing has gone to a UP function for [`CpConfig::probe_gap_factor`] times
 //! the usual gap between sends there, a request the Loss throttle sheds is sent anyway
 //! ([`PeerThrottles::send_anyway`]); the Loss throttle sheds it from the next requests
-//! instead, so the reduction is kept and only the moment of a send moves.
+//! instead, so the reduction is kept and only the moment of a send moves. A CP whose own
+//! offers to the UP function thinned [`CpConfig::probe_fall_factor`]-fold (its demand fell,
+//! and most likely its peers' too) probes after a silence of only two usual gaps: the UP
+//! function may have lowered its metric already and the CP would hear it a gap or more late.
 //!
 //! They live apart from the rest of [`CpOverloadControl`](super::CpOverloadControl) so that
 //! alternate routing can borrow them while the route list is borrowed too.
@@ -57,38 +60,77 @@ struct Entry {
     sends: SendRhythm,
 }
 
-/// When a request last went to a UP function and the usual gap between two.
+/// When a request last went to a UP function and the usual gap between two; and the rhythm
+/// of the requests offered there (sent or shed), to see the CP's own demand fall.
 #[derive(Debug, Clone, Copy, Default)]
 struct SendRhythm {
     last: Option<Instant>,
     /// Moving average of the gaps, in seconds (0: none measured yet).
     mean_gap: f64,
+    last_offer: Option<Instant>,
+    /// Moving averages of the gaps between offers, in seconds: over the last few and over
+    /// the last hundred or so (0: none measured yet).
+    offer_gap_short: f64,
+    offer_gap_long: f64,
 }
 
 /// Weight of a new gap in [`SendRhythm::mean_gap`]: about the last ten sends.
 const GAP_WEIGHT: f64 = 0.1;
+/// Weights of a new gap in the short and long averages of the offers' gaps.
+const OFFER_SHORT_WEIGHT: f64 = 0.5;
+const OFFER_LONG_WEIGHT: f64 = 0.01;
+/// The silence, in usual gaps between sends, after which a CP whose demand fell probes
+/// ([`CpConfig::probe_fall_factor`]). Shorter, the probes go before the UP function can have
+/// seen the fall and the debt they leave delays the next send; longer, the CP hears late
+/// (`docs/overload-control.md`, "Probes after a fall").
+const FALL_SILENCE_FACTOR: f64 = 2.0;
+/// `mean` moved by weight `w` towards `x` (`x` itself for the first value).
+fn ewma(mean: f64, x: f64, w: f64) -> f64 {
+    if mean > 0.0 {
+        mean + w * (x - mean)
+    } else {
+        x
+    }
+}
 
 impl SendRhythm {
-    /// Whether the silence at `now` is long enough for a probe: more than `factor` usual
-    /// gaps and at least `min_gap`.
-    fn probe_due(&self, now: Instant, factor: Option<u32>, min_gap: Duration) -> bool {
-        let (Some(factor), Some(last)) = (factor, self.last) else {
+    /// Whether the silence at `now` is long enough for a probe: at least `min_gap`, and more
+    /// than `factor` usual gaps, or than [`FALL_SILENCE_FACTOR`] of them while the CP's own
+    /// offers to this UP function have thinned `fell_factor`-fold (its demand fell).
+    fn probe_due(
+        &self,
+        now: Instant,
+        factor: Option<u32>,
+        fell_factor: Option<u32>,
+        min_gap: Duration,
+    ) -> bool {
+        let Some(last) = self.last else {
             return false;
         };
         let silence = now.saturating_duration_since(last);
-        self.mean_gap > 0.0
-            && silence >= min_gap
-            && silence.as_secs_f64() > f64::from(factor) * self.mean_gap
+        if self.mean_gap <= 0.0 || silence < min_gap {
+            return false;
+        }
+        let silence = silence.as_secs_f64();
+        let fell = |k: u32| {
+            self.offer_gap_long > 0.0 && self.offer_gap_short > f64::from(k) * self.offer_gap_long
+        };
+        factor.is_some_and(|f| silence > f64::from(f) * self.mean_gap)
+            || fell_factor.is_some_and(|k| fell(k) && silence > FALL_SILENCE_FACTOR * self.mean_gap)
+    }
+
+    fn offered(&mut self, now: Instant) {
+        if let Some(gap) = self.last_offer.map(|l| now.saturating_duration_since(l)) {
+            let gap = gap.as_secs_f64();
+            self.offer_gap_short = ewma(self.offer_gap_short, gap, OFFER_SHORT_WEIGHT);
+            self.offer_gap_long = ewma(self.offer_gap_long, gap, OFFER_LONG_WEIGHT);
+        }
+        self.last_offer = Some(now);
     }
 
     fn sent(&mut self, now: Instant) {
         if let Some(gap) = self.last.map(|l| now.saturating_duration_since(l)) {
-            let gap = gap.as_secs_f64();
-            self.mean_gap = if self.mean_gap > 0.0 {
-                self.mean_gap + GAP_WEIGHT * (gap - self.mean_gap)
-            } else {
-                gap
-            };
+            self.mean_gap = ewma(self.mean_gap, gap.as_secs_f64(), GAP_WEIGHT);
         }
         self.last = Some(now);
     }
@@ -110,6 +152,7 @@ pub(super) struct Throttles {
     loss_config: LossConfig,
     loss_mode: LossMode,
     probe_gap_factor: Option<u32>,
+    probe_fall_factor: Option<u32>,
     probe_min_gap: Duration,
     sets: EgressConfigSets<NodeKey>,
     max: usize,
@@ -143,6 +186,7 @@ impl Throttles {
             loss_config: config.loss,
             loss_mode: config.loss_mode,
             probe_gap_factor: config.probe_gap_factor,
+            probe_fall_factor: config.probe_fall_factor,
             probe_min_gap: config.probe_min_gap,
             sets,
             max: config.max_destinations,
@@ -198,7 +242,9 @@ impl Throttles {
             LossMode::Random => Some(draw as u32),
         };
         let (factor, min_gap) = (self.probe_gap_factor, self.probe_min_gap);
+        let fell_factor = self.probe_fall_factor;
         let entry = self.entry(&dest.node, now);
+        entry.sends.offered(now);
         let t = &mut entry.throttles;
         let decided = if routed {
             t.admit_at(class, reduction, draw, now)
@@ -212,7 +258,9 @@ impl Throttles {
             }
             Err(r) => r,
         };
-        if matches!(refusal, Refusal::Loss(_)) && entry.sends.probe_due(now, factor, min_gap) {
+        if matches!(refusal, Refusal::Loss(_))
+            && entry.sends.probe_due(now, factor, fell_factor, min_gap)
+        {
             match entry.throttles.send_anyway(class, now, routed) {
                 Ok(()) => {
                     entry.sends.sent(now);

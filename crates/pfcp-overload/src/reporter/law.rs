@@ -179,6 +179,13 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         if !fell {
             a = a.min(self.law.admit * MAX_RELAX);
         }
+        if self.published == 0 && excess <= 0.0 && arrived <= target {
+            // Open, and what arrives fits with no backlog: a demand rebuilt above the
+            // target then comes from peers that have not heard the opening yet (each request
+            // of theirs counts for the share they were told to shed, a probe too), not from
+            // the traffic. Raise on what actually arrives.
+            a = 1.0;
+        }
         if a >= 1.0 {
             // Not overloaded: the trim must not wind up while nothing is shed.
             a = 1.0;

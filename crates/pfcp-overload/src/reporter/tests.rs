@@ -456,3 +456,47 @@ fn dithered_peers_together_admit_the_laws_share() {
     assert_eq!(tell(false, 10), vec![90; 10]);
     assert_eq!(tell(true, 1), vec![90]);
 }
+
+/// While open (metric 0), the adaptive law raises on what arrives, not on the demand rebuilt
+/// from it alone: a peer still applying an older reduction makes each of its requests count
+/// for several, and the arrivals fit. A backlog, or arrivals above the target, do raise.
+#[test]
+fn an_open_reporter_raises_on_arrivals_not_on_a_demand_inflated_by_an_older_metric() {
+    let now = crate::test_now();
+    let run = |late: u64, current: u64, backlog: u64| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            dither: false,
+            ..ReporterConfig::default()
+        });
+        r.set_peer_ovrl(1, true);
+        r.set_peer_ovrl(2, true);
+        // Peer 1 has not heard the opening: it still sheds 88 %, each request counts for 8.3.
+        r.note_sent(&1, 88);
+        for _ in 0..late {
+            r.record_arrival(&1);
+        }
+        for _ in 0..current {
+            r.record_arrival(&2);
+        }
+        assert_eq!(r.metric(), 0);
+        r.handle_measurement(
+            &Measurement {
+                arrived: late + current,
+                served: late + current,
+                backlog,
+            },
+            now,
+        );
+        r.metric()
+    };
+    // 12 + 60 arrive (72, under the 97 target), a demand of 100 + 60 = 160: stays open.
+    assert_eq!(run(12, 60, 0), 0);
+    // The same with a request queued: the demand counts, 1 - 96.8 / 160 (40 %) less what the
+    // trim takes off for arrivals below the target: 37 %.
+    let queued = run(12, 60, 1);
+    assert!((35..=40).contains(&queued), "{queued}");
+    // 12 + 90 arrive (102, above the target), a demand of 190: about 49 %.
+    let above = run(12, 90, 0);
+    assert!((47..=50).contains(&above), "{above}");
+}

@@ -1,4 +1,4 @@
-//! Probes ([`CpConfig::probe_gap_factor`]): a CP function that the Loss throttle holds to a
+//! Probes ([`CpConfig::probe_gap_factor`], [`CpConfig::probe_fall_factor`]): a CP function that the Loss throttle holds to a
 //! trickle still sends now and then, and sheds what the OCI asks over a run.
 
 use super::*;
@@ -29,8 +29,10 @@ fn run(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
 
 #[test]
 fn a_cp_whose_demand_falls_probes_early_and_keeps_the_reduction() {
-    let (before, with, with_stats) = run(CpConfig::default());
-    let (_, without, without_stats) = run(CpConfig::default().with_probe_gap_factor(None));
+    // The probes of a long silence alone (those after a fall of demand have their own test).
+    let gap_only = CpConfig::default().with_probe_fall_factor(None);
+    let (before, with, with_stats) = run(gap_only.clone());
+    let (_, without, without_stats) = run(gap_only.with_probe_gap_factor(None));
     // Before the fall the Loss throttle sends every tenth request, one every 10 ms: never 16
     // times that apart, so no probe. After it, it sends every tenth request, one a second:
     // without probes the CP can go a second without hearing from the UP function.
@@ -67,4 +69,79 @@ fn a_probe_gap_factor_of_zero_is_refused() {
         CpOverloadControl::new(config).err(),
         Some(CpConfigError::ProbeGapFactor)
     );
+}
+
+/// At 90 %: a request every millisecond for 3 s, then one every 10 ms for 20 s (the CP's
+/// demand fell tenfold, as in a step from 10x to 1x). The instants of the requests sent
+/// after the fall, and the counters before it and at the end.
+fn run_tenfold(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
+    let t0 = base();
+    let mut cp = CpOverloadControl::new(config).unwrap();
+    overload_node(&mut cp, &upf(1), 1, 90, t0);
+    let dest = Destination::node(upf(1));
+    for i in 0..3000u64 {
+        let now = t0 + Duration::from_millis(i);
+        let _ = cp.decide(&dest, SER, &low(), now, i);
+    }
+    let fall = t0 + Duration::from_secs(3);
+    let at_fall = *cp.stats();
+    let mut sent = Vec::new();
+    for k in 0..2000u64 {
+        let now = fall + Duration::from_millis(10 * k);
+        if cp.decide(&dest, SER, &low(), now, k).is_send() {
+            sent.push(now - fall);
+        }
+    }
+    (at_fall, sent, *cp.stats())
+}
+
+#[test]
+fn a_cp_whose_demand_fell_tenfold_probes_after_two_gaps_and_keeps_the_reduction() {
+    let (before, with, with_stats) = run_tenfold(CpConfig::default());
+    let (_, without, without_stats) = run_tenfold(CpConfig::default().with_probe_fall_factor(None));
+    // Steady offers, one a millisecond: no fall, no probe.
+    assert_eq!(before.sent, 300, "{before:?}");
+    assert_eq!(before.probes, 0, "{before:?}");
+    // Without fall probes the first send after the fall is the throttle's own, a few offers
+    // on (where its credit stood), then one every ten offers (100 ms).
+    let first_without = without.first().copied().unwrap_or_default();
+    assert!(
+        first_without >= Duration::from_millis(40),
+        "first send {first_without:?} after the fall"
+    );
+    // With them a silence of two usual gaps (10 ms each, and at least the 20 ms minimum)
+    // ends at the next offer.
+    let first = with.first().copied().unwrap_or_default();
+    assert!(
+        first <= Duration::from_millis(30),
+        "first send {first:?} after the fall"
+    );
+    assert_eq!(without_stats.probes, 0, "{without_stats:?}");
+    // At most the credit's 6 probes: each is a drop owed, paid back by the next requests.
+    assert!((1..=6).contains(&with_stats.probes), "{with_stats:?}");
+    // Then the Loss throttle takes them back and the rhythm is its own again: 200 of 2000
+    // sent over the run, as without them, one every 100 ms in the last 10 s.
+    let late_sends = with
+        .iter()
+        .filter(|t| **t > Duration::from_secs(10))
+        .count();
+    assert!((late_sends as i64 - 100).abs() <= 1, "{late_sends}");
+    assert!((with.len() as i64 - 200).abs() <= 1, "{} sent", with.len());
+    assert!(
+        (without.len() as i64 - 200).abs() <= 1,
+        "{} sent",
+        without.len()
+    );
+}
+
+#[test]
+fn a_probe_fall_factor_below_two_is_refused() {
+    for k in [0, 1] {
+        let config = CpConfig::default().with_probe_fall_factor(Some(k));
+        assert_eq!(
+            CpOverloadControl::new(config).err(),
+            Some(CpConfigError::ProbeFallFactor)
+        );
+    }
+    assert!(CpOverloadControl::new(CpConfig::default().with_probe_fall_factor(Some(2))).is_ok());
 }
