@@ -68,7 +68,9 @@
 //! A progress line per second on stderr, then a summary: offered, sent, throttled,
 //! redirected, succeeded, rejected (by cause), timed out, errors, per class and per request
 //! type, and the latency percentiles of successful transactions (from the request to its
-//! response, retransmissions included). With `--json` the summary is also printed as one JSON
+//! response, retransmissions included) with the counts above 5, 10, 15, 20, 50 and 100 ms
+//! (`latency_ms.above_ms`: percentiles of several processes do not combine, these counts
+//! do). With `--json` the summary is also printed as one JSON
 //! object on stdout (the text summary then goes to stderr). The associations are released at
 //! the end.
 //!

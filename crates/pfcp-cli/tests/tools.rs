@@ -79,6 +79,20 @@ fn cp_load_is_throttled_by_the_up_overload_control() {
     assert!(share("emergency") < share("arp12"), "{s}");
     assert!(s.pointer("/latency_ms/p50").is_some_and(Value::is_f64));
     assert!(s.pointer("/latency_ms/p99").is_some_and(Value::is_f64));
+    // The counts above each bound, for combining processes: bounds in order, counts falling.
+    let above: Vec<(u64, u64)> = s
+        .pointer("/latency_ms/above_ms")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|x| (n(x, "/ms"), n(x, "/count"))).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        above.iter().map(|a| a.0).collect::<Vec<_>>(),
+        [5, 10, 15, 20, 50, 100],
+        "{s}"
+    );
+    let samples = n(&s, "/latency_ms/samples");
+    assert!(above.windows(2).all(|w| w[1].1 <= w[0].1), "{s}");
+    assert!(above.first().is_some_and(|a| a.1 <= samples), "{s}");
     assert_eq!(
         s.pointer("/by_request")
             .and_then(Value::as_object)

@@ -155,3 +155,37 @@ fn near_the_capacity_a_cluster_of_priority_0_is_held_to_the_others_bound() {
     assert!(expired > 0, "the cluster's tail is refused");
     assert!(waited <= 16 * MS, "{waited:?}");
 }
+
+/// Priority 0 above the capacity on average (Poisson arrivals at 1.2 per ms, a fixed seed,
+/// as the CPs send it at 10x): its surplus is refused, and nothing served waits much beyond
+/// the others' bound, though the window of its arrivals fits now and then.
+#[test]
+fn priority_0_above_the_capacity_on_average_is_held_to_the_others_bound() {
+    let (mut up, mut r) = TopRun::at_1000_per_sec();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut uniform = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let (mut expired, mut waited) = (0, Duration::ZERO);
+    for ms in 0..5000 {
+        // Poisson(1.2) by inversion.
+        let (mut k, mut p, u) = (0, (-1.2f64).exp(), uniform());
+        let mut cdf = p;
+        while u > cdf && k < 20 {
+            k += 1;
+            p *= 1.2 / f64::from(k);
+            cdf += p;
+        }
+        let (e, w) = r.run(&mut up, ms, ms + 1, 0.0, k);
+        if ms >= 1000 {
+            expired += e;
+            waited = waited.max(w);
+        }
+    }
+    // 4 s offer about 4 800 against 4 000 served: the surplus is refused.
+    assert!((700..=1000).contains(&expired), "{expired}");
+    assert!(waited <= 16 * MS, "{waited:?}");
+}
