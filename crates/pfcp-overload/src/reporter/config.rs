@@ -54,7 +54,9 @@ pub struct ReporterConfig {
     /// and a refusal costs a fraction of a served request, so a surplus costs far less
     /// goodput than a shortfall (`docs/overload-control.md`, "Bounded wait").
     pub target_load: f64,
-    /// Backlog (requests) tolerated before the drain term acts. Default 0.
+    /// Backlog (requests) tolerated before the drain term acts, and the most that may be
+    /// queued when arrivals below half the target are taken for a fall of demand
+    /// ([`ControlLaw::Adaptive`]). Default 0.
     pub backlog_target: f64,
     /// Intervals over which to drain an excess backlog. Default 5.
     pub drain_intervals: f64,

@@ -120,6 +120,13 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         admitted_share(self.config.max_metric.min(99))
     }
 
+    /// Whether `backlog` is no more than the queue the configuration tolerates
+    /// ([`ReporterConfig::backlog_target`](super::ReporterConfig::backlog_target)): with arrivals below half the target, such a queue
+    /// empties within a fraction of an interval, so the UP function is about to idle.
+    fn within_backlog_target(&self, backlog: u64) -> bool {
+        backlog as f64 <= self.config.backlog_target
+    }
+
     /// The [`ControlLaw::Adaptive`] metric for measurement `m` and reconstructed `demand`.
     pub(super) fn adaptive(&mut self, m: &Measurement, demand: f64) -> u8 {
         let Some(capacity) = self.capacity_est else {
@@ -171,10 +178,10 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             // Priority traffic fits: ask for no reduction the rest cannot make up alone.
             min = min.max(((EXEMPT_MARGIN * exempt).min(room) / demand).min(1.0));
         }
-        // Arrivals below half the target with nothing left queued are a fall of demand, not a
-        // throttle paying off its credit (a few requests per CP): the cap would only hold the
-        // CPs back an interval longer after a storm.
-        let fell = arrived < DEMAND_FELL * target && m.backlog == 0;
+        // Arrivals below half the target with no more queued than tolerated are a fall of
+        // demand, not a throttle paying off its credit (a few requests per CP): the cap would
+        // only hold the CPs back an interval longer after a storm.
+        let fell = arrived < DEMAND_FELL * target && self.within_backlog_target(m.backlog);
         let mut a = ff * self.law.trim.exp();
         if !fell {
             a = a.min(self.law.admit * MAX_RELAX);
@@ -199,8 +206,10 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     }
 
     /// Lower the metric within a control interval when a window of it shows the demand fell:
-    /// with nothing queued and arrivals below half the target, the reporter rebuilds the
-    /// demand under the metric in force (exempt requests at face value) and publishes at once
+    /// with no more queued than
+    /// [`ReporterConfig::backlog_target`](super::ReporterConfig::backlog_target) and arrivals
+    /// below half the target, the reporter rebuilds the demand under the metric in force
+    /// (exempt requests at face value) and publishes at once
     /// the metric that brings it to the target: 0 if it fits (the overload ends), the share
     /// the non-exempt part needs otherwise (a fall from 10x to 4x lowers 90 % to 76 %), rather
     /// than at the interval's end. Returns the metric if it published one. Only
@@ -218,7 +227,10 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// The caller must not pass a window it measured late (a process that stalled has the
     /// window's requests still in its socket).
     pub fn handle_window(&mut self, w: &WindowMeasurement, now: Instant) -> Option<u8> {
-        if self.config.law != ControlLaw::Adaptive || self.published == 0 || w.backlog > 0 {
+        if self.config.law != ControlLaw::Adaptive
+            || self.published == 0
+            || !self.within_backlog_target(w.backlog)
+        {
             return None;
         }
         let capacity = self.capacity_est?;

@@ -341,6 +341,38 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
     assert!((60..=61).contains(&capped), "{capped}");
 }
 
+/// With a tolerated queue (`backlog_target`, the bounded queue's level), a fall of demand with
+/// a few requests still queued opens at once like one with none; a queue beyond it is capped.
+#[test]
+fn adaptive_law_opens_at_once_after_a_fall_with_a_queue_within_the_backlog_target() {
+    let now = crate::test_now();
+    let run = |backlog: u64| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            backlog_target: 15.0,
+            ..ReporterConfig::default()
+        });
+        r.handle_measurement(&overloaded(1000), now);
+        for _ in 0..5 {
+            r.handle_measurement(&overloaded(97), now);
+        }
+        assert_eq!(r.metric(), 90);
+        r.handle_measurement(
+            &Measurement {
+                arrived: 10,
+                served: 10,
+                backlog,
+            },
+            now,
+        );
+        r.metric()
+    };
+    assert_eq!(run(5), run(0));
+    assert!(run(0) <= 3, "{}", run(0));
+    let capped = run(16);
+    assert!(capped >= 55, "{capped}");
+}
+
 /// A window of half an interval in which the demand fell lowers the metric at once to what the
 /// demand rebuilt from it needs (0 when it fits the target); one in which the arrivals did not
 /// fall, or a request waits, does not.
@@ -401,6 +433,25 @@ fn a_window_in_which_demand_fell_lowers_the_metric_within_the_interval() {
         ..ReporterConfig::default()
     });
     assert_eq!(calm.handle_window(&window(0, 0, 0), now), None);
+    // A queue within `backlog_target` (the bounded queue's level) is no sign of work left:
+    // with 15 tolerated, a window ending with 4 queued lowers the metric, one with 16 not.
+    let tolerant = |backlog| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            dither: false,
+            backlog_target: 15.0,
+            ..ReporterConfig::default()
+        });
+        r.handle_measurement(&overloaded(1000), now);
+        for _ in 0..5 {
+            r.handle_measurement(&overloaded(97), now);
+        }
+        assert_eq!(r.metric(), 90);
+        r.handle_window(&window(4, 0, backlog), now)
+    };
+    assert_eq!(tolerant(4), Some(0));
+    assert_eq!(tolerant(15), Some(0));
+    assert_eq!(tolerant(16), None);
     // After an opening, the interval's law keeps it open when the demand fits.
     let mut r = overloaded_reporter(ControlLaw::Adaptive);
     let seq = r.sequence_number();
