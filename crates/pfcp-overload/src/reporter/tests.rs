@@ -306,6 +306,17 @@ fn validate_refuses_each_field_out_of_its_documented_range() {
     assert!(matches!(nan.validate(), Err(E::MinChange(m)) if m.is_nan()));
 }
 
+/// A reporter of `config` at 90 %: 10x the capacity, then arrivals on target under the metric
+/// (target 0.97).
+fn at_90(config: ReporterConfig, now: Instant) -> OverloadReporter<u8> {
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(config);
+    r.handle_measurement(&overloaded(1000), now);
+    for _ in 0..5 {
+        r.handle_measurement(&overloaded(97), now);
+    }
+    r
+}
+
 /// The adaptive law lets the admitted share grow at most fourfold an interval (a CP paying off
 /// its throttle's credit sends less than asked for a moment), except when the arrivals fell
 /// below half the target with nothing left queued: a fall of demand after a storm, which the
@@ -314,15 +325,13 @@ fn validate_refuses_each_field_out_of_its_documented_range() {
 fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
     let now = crate::test_now();
     let run = |after: Measurement| {
-        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
-            capacity: Some(100.0),
-            ..ReporterConfig::default()
-        });
-        // 10x the capacity, then arrivals on target under the metric: 90 % (target 0.97).
-        r.handle_measurement(&overloaded(1000), now);
-        for _ in 0..5 {
-            r.handle_measurement(&overloaded(97), now);
-        }
+        let mut r = at_90(
+            ReporterConfig {
+                capacity: Some(100.0),
+                ..ReporterConfig::default()
+            },
+            now,
+        );
         assert_eq!(r.metric(), 90);
         r.handle_measurement(&after, now);
         r.metric()
@@ -347,15 +356,14 @@ fn adaptive_law_opens_at_once_when_demand_fell_and_the_queue_is_empty() {
 fn adaptive_law_opens_at_once_after_a_fall_with_a_queue_within_the_backlog_target() {
     let now = crate::test_now();
     let run = |backlog: u64| {
-        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
-            capacity: Some(100.0),
-            backlog_target: 15.0,
-            ..ReporterConfig::default()
-        });
-        r.handle_measurement(&overloaded(1000), now);
-        for _ in 0..5 {
-            r.handle_measurement(&overloaded(97), now);
-        }
+        let mut r = at_90(
+            ReporterConfig {
+                capacity: Some(100.0),
+                backlog_target: 15.0,
+                ..ReporterConfig::default()
+            },
+            now,
+        );
         assert_eq!(r.metric(), 90);
         r.handle_measurement(
             &Measurement {
@@ -380,18 +388,16 @@ fn adaptive_law_opens_at_once_after_a_fall_with_a_queue_within_the_backlog_targe
 fn a_window_in_which_demand_fell_lowers_the_metric_within_the_interval() {
     let now = crate::test_now();
     let overloaded_reporter = |law: ControlLaw| {
-        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
-            capacity: Some(100.0),
-            law,
-            // Whole metrics, so that the share in force is exactly 10 %.
-            dither: false,
-            ..ReporterConfig::default()
-        });
-        r.handle_measurement(&overloaded(1000), now);
-        for _ in 0..5 {
-            r.handle_measurement(&overloaded(97), now);
-        }
-        r
+        at_90(
+            ReporterConfig {
+                capacity: Some(100.0),
+                law,
+                // Whole metrics, so that the share in force is exactly 10 %.
+                dither: false,
+                ..ReporterConfig::default()
+            },
+            now,
+        )
     };
     let window = |arrived, exempt, backlog| WindowMeasurement {
         arrived,
@@ -436,16 +442,15 @@ fn a_window_in_which_demand_fell_lowers_the_metric_within_the_interval() {
     // A queue within `backlog_target` (the bounded queue's level) is no sign of work left:
     // with 15 tolerated, a window ending with 4 queued lowers the metric, one with 16 not.
     let tolerant = |backlog| {
-        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
-            capacity: Some(100.0),
-            dither: false,
-            backlog_target: 15.0,
-            ..ReporterConfig::default()
-        });
-        r.handle_measurement(&overloaded(1000), now);
-        for _ in 0..5 {
-            r.handle_measurement(&overloaded(97), now);
-        }
+        let mut r = at_90(
+            ReporterConfig {
+                capacity: Some(100.0),
+                dither: false,
+                backlog_target: 15.0,
+                ..ReporterConfig::default()
+            },
+            now,
+        );
         assert_eq!(r.metric(), 90);
         r.handle_window(&window(4, 0, backlog), now)
     };

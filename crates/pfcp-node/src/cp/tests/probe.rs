@@ -3,10 +3,10 @@
 
 use super::*;
 
-/// At 90 %: a request every millisecond for 3 s, then one every 100 ms for 60 s (the CP's
-/// demand fell a hundredfold). The pipeline's counters at the fall, the instants of the
-/// requests sent after it, and the counters at the end.
-fn run(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
+/// At 90 %: a request every millisecond for 3 s, then `offers` requests `gap_ms` apart (the
+/// CP's demand fell). The pipeline's counters at the fall, the instants of the requests sent
+/// after it, and the counters at the end.
+fn run_fall(config: CpConfig, gap_ms: u64, offers: u64) -> (CpStats, Vec<Duration>, CpStats) {
     let t0 = base();
     let mut cp = CpOverloadControl::new(config).unwrap();
     overload_node(&mut cp, &upf(1), 1, 90, t0);
@@ -18,13 +18,18 @@ fn run(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
     let fall = t0 + Duration::from_secs(3);
     let at_fall = *cp.stats();
     let mut sent = Vec::new();
-    for k in 0..600u64 {
-        let now = fall + Duration::from_millis(100 * k);
+    for k in 0..offers {
+        let now = fall + Duration::from_millis(gap_ms * k);
         if cp.decide(&dest, SER, &low(), now, k).is_send() {
             sent.push(now - fall);
         }
     }
     (at_fall, sent, *cp.stats())
+}
+
+/// A hundredfold fall: one request every 100 ms for 60 s.
+fn run(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
+    run_fall(config, 100, 600)
 }
 
 #[test]
@@ -71,28 +76,9 @@ fn a_probe_gap_factor_of_zero_is_refused() {
     );
 }
 
-/// At 90 %: a request every millisecond for 3 s, then one every 10 ms for 20 s (the CP's
-/// demand fell tenfold, as in a step from 10x to 1x). The instants of the requests sent
-/// after the fall, and the counters before it and at the end.
+/// A tenfold fall, as in a step from 10x to 1x: one request every 10 ms for 20 s.
 fn run_tenfold(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
-    let t0 = base();
-    let mut cp = CpOverloadControl::new(config).unwrap();
-    overload_node(&mut cp, &upf(1), 1, 90, t0);
-    let dest = Destination::node(upf(1));
-    for i in 0..3000u64 {
-        let now = t0 + Duration::from_millis(i);
-        let _ = cp.decide(&dest, SER, &low(), now, i);
-    }
-    let fall = t0 + Duration::from_secs(3);
-    let at_fall = *cp.stats();
-    let mut sent = Vec::new();
-    for k in 0..2000u64 {
-        let now = fall + Duration::from_millis(10 * k);
-        if cp.decide(&dest, SER, &low(), now, k).is_send() {
-            sent.push(now - fall);
-        }
-    }
-    (at_fall, sent, *cp.stats())
+    run_fall(config, 10, 2000)
 }
 
 #[test]
