@@ -3,7 +3,9 @@
 //!
 //! It binds a [`pfcp_node::Endpoint`] with CP overload control ([`CpConfig::default`]),
 //! associates with every `--up`, then offers session requests at `--rate` per second for
-//! `--duration-secs`, and waits for the outstanding ones.
+//! `--duration-secs`, and waits for the outstanding ones. `--rate-steps SECS:RATE,...`
+//! changes the rate at those times of the run: a step of this CP's own demand, as
+//! `pfcp sim`'s step scenario makes it.
 //!
 //! ## Traffic
 //!
@@ -109,7 +111,7 @@ mod reports;
 mod sessions;
 mod summary;
 
-pub use args::{CpArgs, LossPacing, Select};
+pub use args::{CpArgs, LossPacing, RateStep, Select};
 pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
 pub(crate) use summary::by_reason;
@@ -118,7 +120,7 @@ pub use summary::{
 };
 
 use associations::{associate_all, probe, release_all};
-use pacing::offer;
+use pacing::{offer, RateSchedule};
 use pfcp_sim::traffic::{parse_mix, Class};
 use progress::{report_events, report_progress};
 use sessions::{lock, State};
@@ -296,13 +298,17 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .map(|(i, n)| (n.clone(), i))
         .collect();
     eprintln!(
-        "pfcp cp: {node} at {} associated with {}; offering {} requests/s for {} s",
+        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{} for {} s",
         endpoint.local_addr(),
         ups.iter()
             .map(|u| format!("{} ({})", u.node, u.addr))
             .collect::<Vec<_>>()
             .join(", "),
         args.rate,
+        args.rate_steps
+            .iter()
+            .map(|s| format!(", {} from {} s", s.rate, s.at_secs))
+            .collect::<String>(),
         args.duration_secs
     );
     let ctx = Arc::new(Ctx {
@@ -336,7 +342,8 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     ));
 
     let duration = Duration::from_secs(args.duration_secs);
-    let offered_for = offer(&ctx, &state, &permits, args.rate, duration).await;
+    let schedule = RateSchedule::new(args.rate, &args.rate_steps);
+    let offered_for = offer(&ctx, &state, &permits, &schedule, duration).await;
     lock(&state).stopping = true;
     // Wait for the outstanding transactions (each ends by T1 x (N1 + 1) at the latest).
     let all = u32::try_from(args.max_outstanding).unwrap_or(u32::MAX);

@@ -582,3 +582,93 @@ fn up_series_adds_up_to_the_summary() {
     // when the last requests in it expired rather than being served.
     assert_eq!(series.last().map(|p| n(p, "/queue")), Some(0), "{s}");
 }
+
+/// `pfcp cp --rate-steps`: the offered rate follows the schedule (the CP's own step of
+/// demand), the summary echoes it, and the UP function's series shows the step.
+#[test]
+fn cp_rate_steps_change_the_offered_rate() {
+    let port = procs::free_udp_port();
+    let listen = format!("127.0.0.1:{port}");
+    let up = {
+        let listen = listen.clone();
+        thread::spawn(move || {
+            pfcp(&[
+                "up",
+                "--listen",
+                &listen,
+                "--capacity",
+                "5000",
+                "--duration-secs",
+                "4",
+                "--series-ms",
+                "100",
+                "--json",
+            ])
+        })
+    };
+    thread::sleep(Duration::from_millis(500));
+    // 200/s for a second, then 1000/s for a second: 1 200 offered, well within the capacity.
+    let cp = summary(&pfcp(&[
+        "cp",
+        "--up",
+        &listen,
+        "--rate",
+        "200",
+        "--rate-steps",
+        "1:1000",
+        "--duration-secs",
+        "2",
+        "--json",
+    ]));
+    let offered = n(&cp, "/offered");
+    assert!((1140..=1210).contains(&offered), "{cp}");
+    assert_eq!(cp["rate_steps"][0]["at_secs"].as_f64(), Some(1.0), "{cp}");
+    assert_eq!(cp["rate_steps"][0]["rate"].as_f64(), Some(1000.0), "{cp}");
+    // The UP's busiest period is the high rate's (about 100 in 100 ms), and its busy
+    // periods before that the low rate's (about 20).
+    let s = summary(&up.join().unwrap());
+    let served: Vec<u64> = s["series"]
+        .as_array()
+        .expect("a series")
+        .iter()
+        .map(|p| n(p, "/served"))
+        .collect();
+    let peak = served.iter().copied().max().unwrap_or(0);
+    assert!((85..=120).contains(&peak), "{served:?}");
+    let first_busy = served.iter().position(|&x| x > 0).unwrap_or(0);
+    let low = served.get(first_busy + 1..first_busy + 9).unwrap_or(&[]);
+    assert!(
+        !low.is_empty() && low.iter().all(|&x| (10..=30).contains(&x)),
+        "{served:?}"
+    );
+}
+
+/// `--rate-steps` out of order or past the run is a one-line error naming the flag.
+#[test]
+fn cp_rate_steps_must_be_in_order_within_the_run() {
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    fails_with(
+        &["cp", "--up", &addr, "--rate-steps", "2:500,1:100"],
+        "pfcp cp: --rate-steps: 1:100 must come after 2 s",
+    );
+    fails_with(
+        &[
+            "cp",
+            "--up",
+            &addr,
+            "--duration-secs",
+            "3",
+            "--rate-steps",
+            "3:500",
+        ],
+        "before --duration-secs (3 s)",
+    );
+    let out = pfcp(&["cp", "--up", &addr, "--rate-steps", "1:fast"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rate \"fast\" is not a non-negative number"),
+        "{stderr}"
+    );
+}

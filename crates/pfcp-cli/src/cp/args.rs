@@ -37,6 +37,12 @@ pub struct CpArgs {
     /// Requests offered per second (establishments, modifications and deletions together).
     #[arg(long, default_value_t = 1000.0, value_name = "PER_SEC")]
     pub rate: f64,
+    /// Change the offered rate during the run: SECS:PER_SEC,... (seconds since the load
+    /// started, increasing, within --duration-secs), e.g. `--rate 100 --rate-steps
+    /// 6:1000,12:100` for a step 1x -> 10x -> 1x of this CP's own demand (`pfcp up
+    /// --series-ms` shows the UP's side of it). A rate of 0 pauses.
+    #[arg(long, value_name = "STEPS", value_delimiter = ',')]
+    pub rate_steps: Vec<RateStep>,
     /// Session slots: at most this many sessions exist at once.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub sessions: usize,
@@ -190,6 +196,16 @@ impl CpArgs {
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return Err("--rate must be a positive number of requests per second".into());
         }
+        let mut from = 0.0;
+        for step in &self.rate_steps {
+            if step.at_secs <= from || step.at_secs >= self.duration_secs as f64 {
+                return Err(format!(
+                    "--rate-steps: {}:{} must come after {from} s and before --duration-secs ({} s), in increasing order",
+                    step.at_secs, step.rate, self.duration_secs
+                ));
+            }
+            from = step.at_secs;
+        }
         if self.sessions == 0 {
             return Err("--sessions must be at least 1".into());
         }
@@ -203,6 +219,36 @@ impl CpArgs {
             return Err("--t1-ms must be at least 1".into());
         }
         Ok(())
+    }
+}
+
+/// One of `--rate-steps`: from `at_secs` on, `rate` requests per second.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct RateStep {
+    /// Seconds since the load started.
+    pub at_secs: f64,
+    /// Requests offered per second from then on (0: none).
+    pub rate: f64,
+}
+
+impl std::str::FromStr for RateStep {
+    type Err = String;
+
+    /// `SECS:PER_SEC`, both non-negative finite numbers.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let number = |v: &str, what: &str| match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            _ => Err(format!(
+                "{s:?}: {what} {v:?} is not a non-negative number (SECS:PER_SEC)"
+            )),
+        };
+        let (at, rate) = s
+            .split_once(':')
+            .ok_or_else(|| format!("{s:?}: expected SECS:PER_SEC"))?;
+        Ok(RateStep {
+            at_secs: number(at, "time")?,
+            rate: number(rate, "rate")?,
+        })
     }
 }
 

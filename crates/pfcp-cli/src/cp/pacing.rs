@@ -1,6 +1,6 @@
-//! The pacer and the transactions: requests offered at `--rate` on a 1 ms tick, each run as
-//! its own task through the endpoint's overload control, and its outcome settled in the
-//! shared [`State`].
+//! The pacer and the transactions: requests offered at `--rate` (changed at the times of
+//! `--rate-steps`, [`RateSchedule`]) on a 1 ms tick, each run as its own task through the
+//! endpoint's overload control, and its outcome settled in the shared [`State`].
 //!
 //! An offer that finds no room (`--max-outstanding` requests waiting, or every session slot
 //! busy) is skipped and counted, never delayed, so that the offered rate stays the one asked
@@ -13,17 +13,52 @@ use std::time::Duration;
 use pfcp_node::{Error as NodeError, RequestError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::args::RateStep;
 use super::sessions::{lock, State, Work};
 use super::Ctx;
 use crate::now;
 use pfcp_sim::traffic::build_request;
 
-/// Offer requests at `rate` for `duration` (or until interrupted); how long it offered.
+/// The offered rate over time: `--rate` from the start, then each of `--rate-steps` from its
+/// time on (a step of demand at the CP itself, as `pfcp sim`'s step scenario makes it).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RateSchedule {
+    first: f64,
+    steps: Vec<RateStep>,
+}
+
+impl RateSchedule {
+    /// `first` per second from the start, then the steps (sorted by time, as
+    /// [`super::CpArgs::check`] requires).
+    pub(super) fn new(first: f64, steps: &[RateStep]) -> Self {
+        RateSchedule {
+            first,
+            steps: steps.to_vec(),
+        }
+    }
+
+    /// Requests due by `elapsed` seconds: the integral of the rate.
+    pub(super) fn due(&self, elapsed: f64) -> f64 {
+        let mut due = 0.0;
+        let (mut from, mut rate) = (0.0, self.first);
+        for step in &self.steps {
+            if step.at_secs >= elapsed {
+                break;
+            }
+            due += (step.at_secs - from) * rate;
+            (from, rate) = (step.at_secs, step.rate);
+        }
+        due + (elapsed - from).max(0.0) * rate
+    }
+}
+
+/// Offer requests as `schedule` says for `duration` (or until interrupted); how long it
+/// offered.
 pub(super) async fn offer(
     ctx: &Arc<Ctx>,
     state: &Arc<Mutex<State>>,
     permits: &Arc<Semaphore>,
-    rate: f64,
+    schedule: &RateSchedule,
     duration: Duration,
 ) -> Duration {
     let interrupted = async {
@@ -48,7 +83,7 @@ pub(super) async fn offer(
         if elapsed >= duration {
             break;
         }
-        let due = (elapsed.as_secs_f64() * rate) as u64;
+        let due = schedule.due(elapsed.as_secs_f64()) as u64;
         while issued < due {
             issued += 1;
             let Ok(permit) = permits.clone().try_acquire_owned() else {
@@ -106,4 +141,38 @@ async fn transact(
         st.count_label(label, &result);
     }
     st.settle(&ctx, &work, result, latency);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(at_secs: f64, rate: f64) -> RateStep {
+        RateStep { at_secs, rate }
+    }
+
+    #[test]
+    fn a_schedule_without_steps_is_the_rate() {
+        let s = RateSchedule::new(250.0, &[]);
+        assert_eq!(s.due(0.0), 0.0);
+        assert_eq!(s.due(2.0), 500.0);
+    }
+
+    #[test]
+    fn the_due_requests_are_the_integral_of_the_steps() {
+        // 1x -> 10x -> 1x of 100/s: 1 s at 100, 1 s at 1000, then 100 again.
+        let s = RateSchedule::new(100.0, &[step(1.0, 1000.0), step(2.0, 100.0)]);
+        assert_eq!(s.due(0.5), 50.0);
+        assert_eq!(s.due(1.0), 100.0);
+        assert_eq!(s.due(1.5), 600.0);
+        assert_eq!(s.due(2.0), 1100.0);
+        assert_eq!(s.due(3.0), 1200.0);
+    }
+
+    #[test]
+    fn a_pause_offers_nothing_until_the_next_step() {
+        let s = RateSchedule::new(100.0, &[step(1.0, 0.0), step(3.0, 50.0)]);
+        assert_eq!(s.due(2.5), 100.0);
+        assert_eq!(s.due(4.0), 150.0);
+    }
 }

@@ -11,7 +11,7 @@ use pfcp_wire::Cause;
 use serde::Serialize;
 
 use super::sessions::{LabelTally, State, Tally};
-use super::{CpArgs, Ctx, LossPacing};
+use super::{CpArgs, Ctx, LossPacing, RateStep};
 use pfcp_sim::traffic::Step;
 
 /// Latency percentiles of successful transactions, in milliseconds (`None` without any).
@@ -185,6 +185,9 @@ pub struct Summary {
     pub duration_secs: f64,
     /// `--rate`.
     pub target_rate: f64,
+    /// `--rate-steps` (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rate_steps: Vec<RateStep>,
     /// Requests offered per second, measured.
     pub offered_rate: f64,
     /// `--mix`.
@@ -316,6 +319,7 @@ impl Summary {
         Summary {
             duration_secs: (secs * 1000.0).round() / 1000.0,
             target_rate: args.rate,
+            rate_steps: args.rate_steps.clone(),
             offered_rate: if secs > 0.0 {
                 (st.total.offered as f64 / secs * 10.0).round() / 10.0
             } else {
@@ -401,10 +405,14 @@ impl Summary {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "pfcp cp: {:.1} s, {} requests/s offered ({} targeted), mix {}, loss mode {}",
+            "pfcp cp: {:.1} s, {} requests/s offered ({} targeted{}), mix {}, loss mode {}",
             self.duration_secs,
             self.offered_rate,
             self.target_rate,
+            self.rate_steps
+                .iter()
+                .map(|s| format!(", {} from {} s", s.rate, s.at_secs))
+                .collect::<String>(),
             self.mix,
             self.loss_mode.name()
         );
