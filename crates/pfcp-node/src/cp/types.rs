@@ -200,9 +200,11 @@ impl Default for CpConfig {
             load: LoadConfig::default(),
             selector: UpSelector::default(),
             classifier: ClassifierConfig::default(),
-            // Two requests of credit: enough to pace a drop, too little to build a debt that
-            // would be paid later as a dip of traffic the UP function reads as a fall of demand
-            // (a boundary lagging a change of mix keeps the credit growing meanwhile).
+            // Six requests of credit, escalation after two: enough to pace drops through a
+            // class mix's noise, too little to build a debt that would be paid later as a dip
+            // of traffic the UP function reads as a fall of demand (a boundary lagging a change
+            // of mix keeps the credit growing meanwhile). Bounds of 2-8 did not change the
+            // sim's step (`docs/throttle.md`).
             loss: LossConfig::default()
                 .with_max_credit(6)
                 .with_escalate_after(Some(2)),
