@@ -524,10 +524,12 @@ fn cp_up_weights_split_new_sessions() {
     assert!((0.4..=0.6).contains(&equal), "equal weights: {equal:.3}");
 }
 
-/// `pfcp up --series-ms`: the summary's series adds up to its totals, period by period in
-/// order, so that a step of load can be read off the UP function with the shipped tools.
-#[test]
-fn up_series_adds_up_to_the_summary() {
+/// A `pfcp up --series-ms 100 --json` of `capacity` requests/s for `secs` seconds on a free
+/// loopback port, started half a second ago: its address and the thread waiting for its output.
+fn up_with_series(
+    capacity: &'static str,
+    secs: &'static str,
+) -> (String, thread::JoinHandle<std::process::Output>) {
     let port = procs::free_udp_port();
     let listen = format!("127.0.0.1:{port}");
     let up = {
@@ -538,9 +540,9 @@ fn up_series_adds_up_to_the_summary() {
                 "--listen",
                 &listen,
                 "--capacity",
-                "500",
+                capacity,
                 "--duration-secs",
-                "3",
+                secs,
                 "--series-ms",
                 "100",
                 "--json",
@@ -548,6 +550,14 @@ fn up_series_adds_up_to_the_summary() {
         })
     };
     thread::sleep(Duration::from_millis(500));
+    (listen, up)
+}
+
+/// `pfcp up --series-ms`: the summary's series adds up to its totals, period by period in
+/// order, so that a step of load can be read off the UP function with the shipped tools.
+#[test]
+fn up_series_adds_up_to_the_summary() {
+    let (listen, up) = up_with_series("500", "3");
     // Twice the capacity for a second: some requests are served, some refused.
     let cp = summary(&pfcp(&[
         "cp",
@@ -587,26 +597,7 @@ fn up_series_adds_up_to_the_summary() {
 /// demand), the summary echoes it, and the UP function's series shows the step.
 #[test]
 fn cp_rate_steps_change_the_offered_rate() {
-    let port = procs::free_udp_port();
-    let listen = format!("127.0.0.1:{port}");
-    let up = {
-        let listen = listen.clone();
-        thread::spawn(move || {
-            pfcp(&[
-                "up",
-                "--listen",
-                &listen,
-                "--capacity",
-                "5000",
-                "--duration-secs",
-                "4",
-                "--series-ms",
-                "100",
-                "--json",
-            ])
-        })
-    };
-    thread::sleep(Duration::from_millis(500));
+    let (listen, up) = up_with_series("5000", "4");
     // 200/s for a second, then 1000/s for a second: 1 200 offered, well within the capacity.
     let cp = summary(&pfcp(&[
         "cp",
