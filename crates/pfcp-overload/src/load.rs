@@ -238,8 +238,11 @@ pub struct UpSelector {
     /// storm, up to the OCI's whole Period of Validity, while the UP functions they kept take
     /// its share (`docs/overload-control.md`, UP selection). What is then sent to it still
     /// passes its Loss throttle at the reduction in force, and its first response brings the
-    /// current OCI. `None`: a reduction counts until its validity ends. Default 200 ms, two of
-    /// the reporter's default control intervals.
+    /// current OCI. `None`: a reduction counts until its validity ends. Default 50 ms, half the
+    /// reporter's default control interval (200 ms before, see the CHANGELOG): a reduction older
+    /// than that may already have been lowered, and a UP function the CPs avoid on old news
+    /// gets nothing to answer with the new (`docs/overload-control.md`, "Two UP functions
+    /// opening apart").
     pub reprobe_after: Option<Duration>,
 }
 
@@ -249,7 +252,7 @@ impl Default for UpSelector {
             unknown_load: 50,
             avoid_reduction: 100,
             spare_offset: 0,
-            reprobe_after: Some(Duration::from_millis(200)),
+            reprobe_after: Some(Duration::from_millis(50)),
         }
     }
 }
@@ -492,19 +495,23 @@ mod tests {
             ..UpSelector::default()
         };
         let ms = Duration::from_millis;
-        // Within 200 ms of the OCI: avoided.
-        assert_eq!(picks_b(&sel, &overload, now + ms(200)), 0);
+        // Within 50 ms of the OCI: avoided.
+        assert_eq!(picks_b(&sel, &overload, now + ms(50)), 0);
         // Nothing since: scored as though not reduced, so both unknown loads share evenly.
-        assert_eq!(picks_b(&sel, &overload, now + ms(201)), 5000);
-        // A message from b confirms its reduction: avoided again for 200 ms.
+        assert_eq!(picks_b(&sel, &overload, now + ms(51)), 5000);
+        // A message from b confirms its reduction: avoided again for 50 ms.
         overload.confirm(&b.node, now + ms(300));
-        assert_eq!(picks_b(&sel, &overload, now + ms(500)), 0);
-        assert_eq!(picks_b(&sel, &overload, now + ms(501)), 5000);
+        assert_eq!(picks_b(&sel, &overload, now + ms(350)), 0);
+        assert_eq!(picks_b(&sel, &overload, now + ms(351)), 5000);
         // The default selector avoids nothing below 100 %: it weighs b by the 10 % its OCI
         // leaves (a = 50 x 100, b = 50 x 10), and not at all once the OCI is unconfirmed.
         let soft = UpSelector::default();
-        assert!((909..=910).contains(&picks_b(&soft, &overload, now + ms(500))));
-        assert_eq!(picks_b(&soft, &overload, now + ms(501)), 5000);
+        assert!((909..=910).contains(&picks_b(&soft, &overload, now + ms(350))));
+        assert_eq!(picks_b(&soft, &overload, now + ms(351)), 5000);
+        // A longer memory, as before the default changed: still avoided at 200 ms.
+        let long = sel.clone().with_reprobe_after(Some(ms(200)));
+        assert_eq!(picks_b(&long, &overload, now + ms(500)), 0);
+        assert_eq!(picks_b(&long, &overload, now + ms(501)), 5000);
         // Without re-probing it stays avoided while the OCI is valid.
         let strict = sel.clone().with_reprobe_after(None);
         assert_eq!(
