@@ -93,21 +93,8 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
     );
     assert!(steady_emergency >= 0.95, "{steady_emergency:.3}");
     // The UP's queue bounds the wait (15 ms by default): the latency of what succeeds stays
-    // near it under 5x. Counted over both CPs (`above_ms`, which adds up where percentiles do
-    // not), with a margin for the debug build on a shared machine: at most 1 % of the steady
-    // successes above 100 ms (the release build at 1000/s has 0.05-0.5 % above 20 ms; with
-    // the 200 ms wait of before, the p99 was 100-200 ms). One CP's own p99 reached 85 ms on a
-    // CI host with a third of its time stolen, so the worst CP's p99 is printed, not asserted.
-    let above = |ms: u64| -> u64 {
-        summaries
-            .iter()
-            .filter_map(|s| s["steady"]["latency_ms"]["above_ms"].as_array())
-            .flatten()
-            .filter(|a| a["ms"].as_u64() == Some(ms))
-            .filter_map(|a| a["count"].as_u64())
-            .sum()
-    };
-    let samples = sum("/steady/latency_ms/samples");
+    // near it under 5x. The margin is for the debug build on a shared machine (the release
+    // build at 1000/s measures 15-16 ms; with the 200 ms wait of before, 100-200 ms).
     let p99 = summaries
         .iter()
         .map(|s| {
@@ -116,10 +103,8 @@ fn two_cps_at_5x_keep_goodput_and_emergency_and_rank_arp() {
                 .unwrap_or(f64::MAX)
         })
         .fold(0.0, f64::max);
-    let slow = above(100);
-    println!("steady state: worst p99 of successes {p99:.1} ms; {slow} of {samples} above 100 ms");
-    assert!(samples > 0, "no steady successes");
-    assert!(slow * 100 <= samples, "{slow} of {samples} above 100 ms");
+    println!("steady state: worst p99 of successes {p99:.1} ms");
+    assert!(p99 <= 80.0, "steady p99 {p99:.1} ms");
 }
 
 #[test]
