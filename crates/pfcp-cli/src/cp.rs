@@ -305,10 +305,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
             .collect::<Vec<_>>()
             .join(", "),
         args.rate,
-        args.rate_steps
-            .iter()
-            .map(|s| format!(", {} from {} s", s.rate, s.at_secs))
-            .collect::<String>(),
+        RateStep::describe(&args.rate_steps),
         args.duration_secs
     );
     let ctx = Arc::new(Ctx {

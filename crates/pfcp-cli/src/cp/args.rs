@@ -231,6 +231,16 @@ pub struct RateStep {
     pub rate: f64,
 }
 
+impl RateStep {
+    /// `steps` for the tool's messages: ", RATE from SECS s" for each (empty without any).
+    pub(super) fn describe(steps: &[RateStep]) -> String {
+        steps
+            .iter()
+            .map(|s| format!(", {} from {} s", s.rate, s.at_secs))
+            .collect()
+    }
+}
+
 impl std::str::FromStr for RateStep {
     type Err = String;
 

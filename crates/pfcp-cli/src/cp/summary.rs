@@ -409,10 +409,7 @@ impl Summary {
             self.duration_secs,
             self.offered_rate,
             self.target_rate,
-            self.rate_steps
-                .iter()
-                .map(|s| format!(", {} from {} s", s.rate, s.at_secs))
-                .collect::<String>(),
+            RateStep::describe(&self.rate_steps),
             self.mix,
             self.loss_mode.name()
         );
