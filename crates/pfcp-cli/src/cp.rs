@@ -253,7 +253,10 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     let mut config = EndpointConfig::new(local).with_transactions(xact).with_cp(
         cp.with_loss(loss)
             .with_probe_gap_factor(probes)
-            .with_probe_fall_factor(fall_probes),
+            .with_probe_fall_factor(fall_probes)
+            .with_exempt_hold(
+                (args.exempt_hold_ms > 0).then(|| Duration::from_millis(args.exempt_hold_ms)),
+            ),
     );
     if args.track_state {
         config = config.with_state_tracker(TrackerConfig::default());

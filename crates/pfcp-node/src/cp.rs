@@ -144,14 +144,17 @@ use pfcp_overload::{
     OverloadTable, Scope, UpSelector,
 };
 use pfcp_throttle::{
-    Classification, Classifier, EgressThrottle, LossThrottle, MessageKind, Procedure,
-    RequestContext, RouteList,
+    Classification, Classifier, EgressThrottle, LossThrottle, MessageKind, Procedure, RequestClass,
+    RequestContext, RouteList, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessageType};
 
+mod hold;
 mod routing;
 mod throttles;
 mod types;
+use hold::Holds;
+pub use hold::{HoldOutcome, HoldTicket};
 use throttles::{Admitted, Throttles};
 pub use types::{
     CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason,
@@ -167,6 +170,7 @@ pub struct CpOverloadControl {
     classifier: Classifier,
     throttles: Throttles,
     routes: Option<RouteList<Destination>>,
+    holds: Holds,
     stats: CpStats,
 }
 
@@ -186,6 +190,7 @@ impl CpOverloadControl {
             return Err(CpConfigError::ProbeFallFactor);
         }
         let throttles = Throttles::new(&config);
+        let holds = Holds::new(&config);
         Ok(CpOverloadControl {
             overload: OverloadTable::new(config.overload),
             loads: LoadTable::new(config.load),
@@ -193,6 +198,7 @@ impl CpOverloadControl {
             classifier: Classifier::new(config.classifier),
             throttles,
             routes: None,
+            holds,
             stats: CpStats::default(),
         })
     }
@@ -423,10 +429,23 @@ impl CpOverloadControl {
         let routed = allow_redirect
             && message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST
             && self.routes.is_some();
+        if self.holds.any(&dest.node) {
+            self.release_unthrottled(&dest.node, now);
+        }
         let admitted = self
             .throttles
             .admit(&self.overload, dest, class, routed, now, draw);
         let reason = match admitted {
+            Ok(Admitted::Decided) if !class.exempt && self.holds.any(&dest.node) => {
+                if let Some(held) = self.holds.release_one(&dest.node, now) {
+                    return self.yield_place(dest, class, held, now);
+                }
+                self.stats.sent += 1;
+                return CpDecision::Send {
+                    priority,
+                    dest: dest.clone(),
+                };
+            }
             Ok(how) => {
                 self.stats.sent += 1;
                 if how == Admitted::Probe {
@@ -465,6 +484,28 @@ impl CpOverloadControl {
                 return CpDecision::Redirect { to, priority };
             }
         }
+        if let RejectReason::Loss(why) = reason {
+            if class.exempt && self.throttles.window_short(&dest.node) {
+                if let Some((ticket, until)) = self.holds.hold(dest, why, now) {
+                    self.stats.held += 1;
+                    metrics::counter!("pfcp_cp_decisions_total", "decision" => "hold").increment(1);
+                    tracing::debug!(
+                        node = %dest.node,
+                        entity = ?dest.entity,
+                        message_type = message_type.0,
+                        ticket = ticket.get(),
+                        reduction = why.reduction,
+                        "cp: priority request held for a place"
+                    );
+                    return CpDecision::Hold {
+                        ticket,
+                        until,
+                        priority,
+                        dest: dest.clone(),
+                    };
+                }
+            }
+        }
         self.stats.rejected += 1;
         metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
         tracing::debug!(
@@ -481,6 +522,68 @@ impl CpOverloadControl {
             reason,
             cause: Cause::PFCP_ENTITY_IN_CONGESTION,
         }
+    }
+
+    /// A request of `class` the throttles admitted to `dest` gives its place to the held
+    /// request of class `held`, already released: the Loss throttle counts the one as a drop
+    /// and the other as sent, so the UP function receives what the reduction allows.
+    fn yield_place(
+        &mut self,
+        dest: &Destination,
+        class: RequestClass,
+        held: RequestClass,
+        now: Instant,
+    ) -> CpDecision {
+        self.throttles.swap(&dest.node, held, class);
+        self.stats.sent += 1;
+        self.stats.held_sent += 1;
+        self.stats.rejected += 1;
+        metrics::counter!("pfcp_cp_held_total", "outcome" => "sent").increment(1);
+        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
+        let reduction = self.overload.reduction(dest.entity, &dest.node, now);
+        tracing::debug!(
+            node = %dest.node,
+            entity = ?dest.entity,
+            priority = class.priority.value(),
+            reduction,
+            "cp: rejected locally, its place given to a held priority request"
+        );
+        CpDecision::Reject {
+            reason: RejectReason::Yielded(Throttled { reduction, class }),
+            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+        }
+    }
+
+    /// Send the held requests of UP function `node` whose reduction is 0 again, if its
+    /// egress throttle lets them through (they count as sent anyway,
+    /// [`PeerThrottles::send_anyway`](pfcp_throttle::PeerThrottles::send_anyway)); the others
+    /// of them are rejected.
+    fn release_unthrottled(&mut self, node: &NodeKey, now: Instant) {
+        let overload = &self.overload;
+        let taken = self
+            .holds
+            .take_unthrottled(node, |d| overload.reduction(d.entity, &d.node, now));
+        for (ticket, why) in taken {
+            if self.throttles.send_anyway(node, why.class, now) {
+                self.stats.sent += 1;
+                self.stats.held_sent += 1;
+                metrics::counter!("pfcp_cp_held_total", "outcome" => "sent").increment(1);
+                self.holds.settle(ticket, HoldOutcome::Send);
+            } else {
+                self.stats.rejected += 1;
+                metrics::counter!("pfcp_cp_held_total", "outcome" => "expired").increment(1);
+                self.holds.settle(ticket, HoldOutcome::Reject(why));
+            }
+        }
+    }
+
+    /// The outcome of a request held by [`CpDecision::Hold`]: the caller sends it
+    /// ([`HoldOutcome::Send`]) or fails it locally ([`HoldOutcome::Reject`]). Outcomes come
+    /// from [`CpOverloadControl::decide`] (a lower-priority request gave its place, or the
+    /// reduction ended), [`CpOverloadControl::handle_timeout`] (the hold ended) and
+    /// [`CpOverloadControl::reset_peer`]; poll after each of them until `None`.
+    pub fn poll_hold(&mut self) -> Option<(HoldTicket, HoldOutcome)> {
+        self.holds.poll()
     }
 
     /// Select the UP function for a new session among `candidates` ([`UpSelector::select`]:
@@ -518,15 +621,26 @@ impl CpOverloadControl {
     /// The next instant at which [`CpOverloadControl::handle_timeout`] has work: an overload
     /// state expires. (The egress throttles catch up by themselves at every decision.)
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.overload.poll_timeout()
+        [self.overload.poll_timeout(), self.holds.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Expire the overload states whose Period of Validity ended by `now` (their reductions
-    /// go back to 0) and advance the egress throttles.
+    /// go back to 0), advance the egress throttles, and end the holds due by `now` (held
+    /// requests whose reduction is 0 again are sent, the others whose hold ended rejected:
+    /// [`CpOverloadControl::poll_hold`]).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.overload.handle_timeout(now);
         self.drain_events(now);
         self.throttles.handle_timeout(now);
+        for node in self.holds.nodes() {
+            self.release_unthrottled(&node, now);
+        }
+        let expired = self.holds.expire(now);
+        self.stats.rejected += expired as u64;
+        metrics::counter!("pfcp_cp_held_total", "outcome" => "expired").increment(expired as u64);
     }
 
     /// Forget everything learned from UP function `node`: it restarted (new Recovery Time
@@ -536,6 +650,8 @@ impl CpOverloadControl {
         self.overload.reset_peer(node);
         self.loads.reset_peer(node);
         self.throttles.forget(node);
+        let dropped = self.holds.forget(node);
+        self.stats.rejected += dropped as u64;
         // The reset event itself needs no handling; drain to keep the queue short.
         while self.overload.poll_event().is_some() {}
         metrics::counter!("pfcp_peer_resets_total").increment(1);

@@ -127,15 +127,17 @@ use pfcp_wire::ie::FSeid;
 use pfcp_wire::{MessageType, SequenceNumber};
 
 use crate::admission::UpAdmission;
-use crate::cp::{CpOverloadControl, Destination};
+use crate::cp::{CpOverloadControl, Destination, HoldTicket};
 use crate::guard::IngressGuard;
 use crate::peer::{LocalNode, Peers};
 use crate::session::{Session, Sessions};
 use crate::xact::{Event, Transactions, Transmit, TxId};
+use held::HeldRequest;
 
 mod answer;
 mod config;
 mod egress;
+mod held;
 mod inbound;
 mod outbound;
 mod state;
@@ -209,6 +211,8 @@ pub struct Node {
     report_throttles: HashMap<SocketAddr, EgressThrottle>,
     tracker: Option<CpStateTracker>,
     outstanding: TxMap<Outstanding>,
+    /// Requests the CP pipeline holds for a place (module `held`).
+    held: HashMap<HoldTicket, HeldRequest>,
     /// The node's own heartbeat in flight per peer (one at a time).
     heartbeats: HashMap<SocketAddr, TxId, foldhash::fast::RandomState>,
     /// Address of each associated UP function, for redirection and UP selection.
@@ -295,6 +299,7 @@ impl Node {
             report_throttles: HashMap::new(),
             tracker,
             outstanding: TxMap::default(),
+            held: HashMap::new(),
             heartbeats: HashMap::default(),
             node_addrs: HashMap::new(),
             kept: HashMap::new(),
@@ -466,6 +471,7 @@ impl Node {
         if let Some(cp) = self.cp.as_mut() {
             cp.handle_timeout(now);
         }
+        self.settle_holds(now);
         if let Some(adm) = self.admission.as_mut() {
             adm.handle_timeout(now);
         }

@@ -179,7 +179,8 @@ impl World {
         let ups = vec![Up::new(1, 1000.0, t0), Up::new(2, 3000.0, t0)];
         let routes =
             RouteList::new(vec![RouteGroup::new().with_peer(ups[1].dest(), 1)], 2).unwrap();
-        let cp = CpOverloadControl::new(CpConfig::default())
+        // Driven decision by decision, without keeping requests: no holds.
+        let cp = CpOverloadControl::new(CpConfig::default().with_exempt_hold(None))
             .unwrap()
             .with_routes(routes);
         World {
@@ -269,6 +270,7 @@ impl World {
                 }
                 return;
             }
+            other => panic!("no hold configured: {other:?}"),
         };
         let seq = self.seq;
         self.seq = seq.next();

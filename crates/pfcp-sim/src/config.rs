@@ -92,12 +92,14 @@ pub fn cp_config(
     let selecting = CpConfig::default().with_selector(UpSelector::default().with_spare_offset(25));
     let cp = match strategy {
         Strategy::NoControl | Strategy::SelfProtection => None,
-        // Annex A.1 as written: random drops, no probes (the toolkit's own addition).
+        // Annex A.1 as written: random drops, no probes and no held priority requests (the
+        // toolkit's own additions).
         Strategy::RandomLoss => Some(
             selecting
                 .with_loss_mode(LossMode::Random)
                 .with_probe_gap_factor(None)
-                .with_probe_fall_factor(None),
+                .with_probe_fall_factor(None)
+                .with_exempt_hold(None),
         ),
         Strategy::Toolkit => Some(selecting),
     };

@@ -655,6 +655,15 @@ impl LossThrottle {
         self.boundary_p32 = 1 << 32;
     }
 
+    /// Requests counted in the window now: up to [`LossConfig::window_requests`], fewer while
+    /// a new throttle fills its window or after it started afresh (a reduction after a whole
+    /// window of calm traffic). Below half the window the class shares it measures are
+    /// rough: emergency sessions bring three requests each, so the exempt share of a
+    /// hundred or two requests spreads far beyond its mean.
+    pub fn window_count(&self) -> u64 {
+        self.total
+    }
+
     /// The current boundary: ranks below it are always throttled (for tests and metrics).
     pub fn boundary_rank(&self) -> usize {
         self.boundary

@@ -97,6 +97,12 @@ pub struct CpArgs {
     /// within a gap or two of its old rhythm. 0: none.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub probe_fall_factor: u32,
+    /// How long an emergency or eMPS request the Loss throttle sheds waits, unsent, for the
+    /// place of a lower-priority request to the same UP function (CpConfig::exempt_hold,
+    /// clause 6.2.4.5.1); only while the throttle's window is short (a storm's first few
+    /// hundred requests). 0: shed them at once.
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub exempt_hold_ms: u64,
     /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
     /// for every --up with this Max EMR (messages/s counting requests, answers,
     /// retransmissions, Heartbeat and Association messages).

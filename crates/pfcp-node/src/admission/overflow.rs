@@ -24,6 +24,7 @@
 //! replaced by the overflow OCI: sent with the raised bias it would otherwise look newer and
 //! end the reduction early.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use pfcp_overload::{OverloadReporter, ReporterConfig, SequenceMode};
@@ -49,6 +50,11 @@ pub(super) struct Overflow {
     /// Its Period of Validity as encoded, and the same as a duration.
     timer: Timer,
     validity: Duration,
+    /// The peers told a non-zero overflow OCI, and when what they were told expires: they
+    /// are told its end ([`UpAdmission::overflow_end_for`]).
+    told: HashMap<PeerKey, Instant>,
+    /// The last refusal that asked for an overflow OCI.
+    last_refusal: Option<Instant>,
 }
 
 /// Totals of requests offered to admission and refused by it (rejected, evicted, expired).
@@ -99,6 +105,8 @@ impl Overflow {
             // what the UP function counts on too.
             validity: timer.duration().unwrap_or(validity),
             timer,
+            told: HashMap::new(),
+            last_refusal: None,
         })
     }
 
@@ -148,6 +156,7 @@ impl UpAdmission {
     /// The overflow OCI for a refusal at `now`: the one in force if it still says enough,
     /// else a new one with a fresh sequence number.
     pub(super) fn overflow_oci(&mut self, now: Instant) -> Option<OverloadControlInformation> {
+        self.overflow.last_refusal = Some(now);
         let reporter_sequence = self.reporter.sequence_number();
         let in_force = self.overflow.in_force(&self.reporter, now);
         let base = in_force.map_or(self.overflow.previous_base, |i| i.base);
@@ -167,23 +176,7 @@ impl UpAdmission {
                 return Some(self.overflow.oci(&i));
             }
         }
-        // The lowest number the reporter may send next: its current one (it may still send
-        // it), or, before its first publication with numbers from an epoch, the epoch clock
-        // now (its first number comes from there; starting the overflow OCIs there too keeps
-        // them newer than a previous run's, which is what that mode is for).
-        let floor = match (
-            self.reporter.current_oci(false),
-            self.reporter.config().sequence,
-        ) {
-            (None, SequenceMode::EpochSeconds { epoch, offset }) => {
-                offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32)
-            }
-            _ => reporter_sequence,
-        };
-        // Newer than everything sent so far (the floor as sent, plus one) ...
-        let sequence = floor.wrapping_add(self.overflow.bias).wrapping_add(1);
-        // ... and older than whatever the reporter sends next (>= the floor).
-        self.overflow.bias = sequence.wrapping_add(1).wrapping_sub(floor);
+        let sequence = self.next_overflow_sequence(now);
         let issued = Issued {
             metric,
             sequence,
@@ -203,6 +196,97 @@ impl UpAdmission {
             "admission: overflow OCI issued (no measured metric yet)"
         );
         Some(self.overflow.oci(&issued))
+    }
+
+    /// A number for an overflow OCI: newer than everything sent so far and older than
+    /// whatever the reporter sends next.
+    fn next_overflow_sequence(&mut self, now: Instant) -> u32 {
+        // The lowest number the reporter may send next: its current one (it may still send
+        // it), or, before its first publication with numbers from an epoch, the epoch clock
+        // now (its first number comes from there; starting the overflow OCIs there too keeps
+        // them newer than a previous run's, which is what that mode is for).
+        let floor = match (
+            self.reporter.current_oci(false),
+            self.reporter.config().sequence,
+        ) {
+            (None, SequenceMode::EpochSeconds { epoch, offset }) => {
+                offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32)
+            }
+            _ => self.reporter.sequence_number(),
+        };
+        // Newer than everything sent so far (the floor as sent, plus one) ...
+        let sequence = floor.wrapping_add(self.overflow.bias).wrapping_add(1);
+        // ... and older than whatever the reporter sends next (>= the floor).
+        self.overflow.bias = sequence.wrapping_add(1).wrapping_sub(floor);
+        sequence
+    }
+
+    /// `oci` was handed to `peer`: if it is the non-zero overflow OCI in force, the peer is
+    /// told its end later.
+    pub(super) fn overflow_told(&mut self, peer: &PeerKey, oci: &OverloadControlInformation) {
+        let expires = self
+            .overflow
+            .current
+            .filter(|i| i.metric > 0 && i.sequence == oci.sequence_number.0)
+            .map(|i| i.expires);
+        if let Some(e) = expires {
+            self.overflow.told.insert(peer.clone(), e);
+        }
+    }
+
+    /// The end of an overflow episode for `peer`, if it is due: `peer` was told a non-zero
+    /// overflow OCI that has not expired, and a whole control interval passed without a
+    /// refusal while the reporter still publishes no metric. The CP function would
+    /// otherwise apply the overflow's reduction for the rest of its validity (2 s, the
+    /// shortest a Timer IE encodes beyond 0), long after the surge that caused it: `pfcp
+    /// sim`'s step down showed CPs holding 5-10 % for 1.6 s. The end is an OCI of metric 0,
+    /// node-scoped like the overflow OCI, with a number newer than it (and older than the
+    /// reporter's next); every peer told the episode gets the same one.
+    pub(super) fn overflow_end_for(
+        &mut self,
+        peer: &PeerKey,
+        now: Instant,
+    ) -> Option<OverloadControlInformation> {
+        let expires = *self.overflow.told.get(peer)?;
+        let reporter_moved = self.overflow.current.is_some_and(|i| {
+            self.reporter.sequence_number() != i.reporter_sequence || self.reporter.metric() > 0
+        });
+        if reporter_moved {
+            // The reporter's information is newer and goes to every peer it concerns.
+            self.overflow.told.clear();
+            return None;
+        }
+        if now >= expires {
+            self.overflow.told.remove(peer);
+            return None;
+        }
+        let calm = self
+            .overflow
+            .last_refusal
+            .is_none_or(|t| now.saturating_duration_since(t) >= self.interval);
+        if !calm {
+            return None;
+        }
+        let current = self.overflow.current?;
+        let end = if current.metric == 0 {
+            current
+        } else {
+            let end = Issued {
+                metric: 0,
+                sequence: self.next_overflow_sequence(now),
+                issued: now,
+                ..current
+            };
+            self.overflow.current = Some(end);
+            metrics::counter!("pfcp_overflow_oci_ended_total").increment(1);
+            tracing::info!(
+                oci_sequence = end.sequence,
+                "admission: overflow OCI ended (no refusal for a control interval)"
+            );
+            end
+        };
+        self.overflow.told.remove(peer);
+        Some(self.overflow.oci(&end))
     }
 
     /// The reporter's `oci` as sent on the wire: with the sequence bias, or replaced by the

@@ -65,12 +65,28 @@ impl UpAdmission {
             if let Some(o) = &oci {
                 // The reporter reconstructs this peer's demand under what it was told.
                 self.reporter.note_sent(peer, o.metric.percent());
+                self.overflow_told(peer, o);
             }
             oci
         } else {
-            self.reporter
+            let oci = self
+                .reporter
                 .oci_for(peer, message_type, cause, now)
-                .map(|o| self.reporter_oci_on_wire(o, now))
+                .map(|o| self.reporter_oci_on_wire(o, now));
+            match oci {
+                Some(o) => {
+                    self.overflow_told(peer, &o);
+                    Some(o)
+                }
+                None if message_type.may_carry_oci() && self.reporter.peer_ovrl(peer) => {
+                    let end = self.overflow_end_for(peer, now);
+                    if let Some(o) = &end {
+                        self.reporter.note_sent(peer, o.metric.percent());
+                    }
+                    end
+                }
+                None => None,
+            }
         };
         if let Some(o) = &oci {
             metrics::counter!("pfcp_oci_sent_total").increment(1);

@@ -12,6 +12,7 @@ use pfcp_wire::{Header, IeType, SequenceNumber};
 
 use super::*;
 
+mod hold;
 mod probe;
 
 #[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the module never reads the clock.

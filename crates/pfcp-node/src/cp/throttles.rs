@@ -353,6 +353,43 @@ impl Throttles {
     }
 
     /// A request admitted towards UP function `node` has ended: free its egress pending slot.
+    /// Whether UP function `node`'s Loss throttle has counted less than half its window (see
+    /// [`LossThrottle::window_count`]).
+    pub(super) fn window_short(&self, node: &NodeKey) -> bool {
+        self.loss_throttle(node)
+            .is_some_and(|l| l.window_count() < u64::from(self.loss_config.window_requests / 2))
+    }
+
+    /// A request of class `held` that UP function `node`'s Loss throttle shed goes in the
+    /// place of one of class `yielding` that it let through: the one counts as sent
+    /// ([`LossThrottle::send_anyway`]), the other as not sent ([`LossThrottle::unsent`]), so
+    /// the credit that paces the drops is where it was. The egress throttle counted one
+    /// request, and one goes.
+    pub(super) fn swap(&mut self, node: &NodeKey, held: RequestClass, yielding: RequestClass) {
+        if let Some(e) = self.peers.get_mut(node) {
+            let loss = e.throttles.loss_mut();
+            loss.send_anyway(held);
+            loss.unsent(yielding);
+        }
+    }
+
+    /// A request of class `class` that UP function `node`'s Loss throttle shed goes after
+    /// all, its reduction having ended, if the egress throttle lets it through
+    /// ([`PeerThrottles::send_anyway`]); whether it goes.
+    pub(super) fn send_anyway(
+        &mut self,
+        node: &NodeKey,
+        class: RequestClass,
+        now: Instant,
+    ) -> bool {
+        let entry = self.entry(node, now);
+        let sent = entry.throttles.send_anyway(class, now, false).is_ok();
+        if sent {
+            entry.sends.sent(now);
+        }
+        sent
+    }
+
     pub(super) fn transaction_ended(&mut self, node: &NodeKey) {
         if let Some(e) = self.peers.get_mut(node) {
             e.throttles.on_transaction_end();

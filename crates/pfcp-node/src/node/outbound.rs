@@ -14,8 +14,8 @@ use pfcp_wire::{Cause, DecodeError, Header, Message, MessageType};
 use tracing::{debug, info, warn};
 
 use super::{
-    Kept, Node, NodeEvent, Outstanding, Purpose, RequestError, RequestId, RequestProfile, Response,
-    ResponseOrigin,
+    HeldRequest, Kept, Node, NodeEvent, Outstanding, Purpose, RequestError, RequestId,
+    RequestProfile, Response, ResponseOrigin,
 };
 use crate::cp::{CpDecision, Destination, RejectReason};
 use crate::peer::{self, PeerEvent};
@@ -32,7 +32,26 @@ impl Node {
     /// [`ResponseOrigin::NoAssociation`] with Cause 72; clause 6.2.4.4: as though the UP had
     /// rejected it), or a [`RequestError`] (no response). An error returned here means nothing
     /// was sent and no outcome will come.
+    ///
+    /// An eMPS or emergency request the Loss throttle sheds may be held for a while before
+    /// its outcome (`CpConfig::exempt_hold`): it is sent later, in the place of a
+    /// lower-priority request to the same UP function (whose outcome is then
+    /// [`ResponseOrigin::Throttled`] with [`RejectReason::Yielded`]), or rejected when the
+    /// hold ends.
     pub fn send_request(
+        &mut self,
+        peer: SocketAddr,
+        header: Header,
+        ies: &[u8],
+        profile: &RequestProfile,
+        now: Instant,
+    ) -> Result<RequestId, RequestError> {
+        let sent = self.send_request_now(peer, header, ies, profile, now);
+        self.settle_holds(now);
+        sent
+    }
+
+    fn send_request_now(
         &mut self,
         peer: SocketAddr,
         header: Header,
@@ -116,12 +135,52 @@ impl Node {
                     );
                     return Ok(id);
                 }
+                CpDecision::Hold {
+                    ticket,
+                    priority,
+                    dest,
+                    ..
+                } => {
+                    if self.priority.set_on_requests
+                        && header.seid.is_some()
+                        && header.priority.is_none()
+                    {
+                        header = header.with_priority(priority);
+                    }
+                    let held = HeldRequest {
+                        id,
+                        peer,
+                        header,
+                        ies: Bytes::copy_from_slice(ies),
+                        dest,
+                        tracked,
+                    };
+                    self.held.insert(ticket, held);
+                    return Ok(id);
+                }
             };
             if self.priority.set_on_requests && header.seid.is_some() && header.priority.is_none() {
                 header = header.with_priority(priority);
             }
             dest = Some(to);
         }
+        self.transmit_app(id, peer, header, ies, dest, tracked, now)
+    }
+
+    /// Send an application request the CP pipeline let through (or that needs no decision):
+    /// the tail of [`Node::send_request`], and where a held request goes when its place comes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn transmit_app(
+        &mut self,
+        id: RequestId,
+        peer: SocketAddr,
+        header: Header,
+        ies: &[u8],
+        dest: Option<Destination>,
+        tracked: Option<(u64, Option<u64>)>,
+        now: Instant,
+    ) -> Result<RequestId, RequestError> {
+        let message_type = header.message_type;
         let report = message_type == MessageType::SESSION_REPORT_REQUEST
             && (self.report_egress.is_some() || self.report_egress_sets.is_some());
         if report {
@@ -526,6 +585,7 @@ impl Node {
                     if let Some(cp) = self.cp.as_mut() {
                         cp.reset_peer(&key);
                     }
+                    self.settle_holds(now);
                     if !matches!(e, PeerEvent::Released { .. }) {
                         // Restarted, stopped answering heartbeats, or no longer associated:
                         // its sessions are gone through a failure, and re-establishing them

@@ -393,3 +393,55 @@ fn epoch_numbers_start_from_the_epoch_clock_and_stay_below_the_reporters() {
     let reporter = reporter.unwrap().unwrap();
     assert!(reporter.sequence_number.0 > last);
 }
+
+#[test]
+fn an_episode_ends_at_the_cp_after_a_control_interval_without_refusals() {
+    let t0 = base();
+    // No service rate and nothing dequeued: the reporter's metric stays 0, and only the
+    // overflow OCI speaks.
+    let mut up = admission(share_config().with_queue_capacity(1), t0);
+    let mut cp = OverloadTable::new(OverloadConfig::default());
+    let origin = OciOrigin::new(up_node(), None);
+    let refused = burst(&mut up, 0, 5, t0 + MS);
+    let told = *refused.last().unwrap();
+    assert_eq!(told.metric.percent(), 80);
+    assert!(matches!(
+        cp.handle_oci(&origin, &told, t0 + MS),
+        OciOutcome::Applied { .. }
+    ));
+    assert_eq!(cp.reduction(None, &up_node(), t0 + MS), 80);
+    // Within a control interval (100 ms) of the last refusal, an accepted request's response
+    // says nothing: the surge may go on.
+    assert_eq!(up.oci_for(&cp_node(), RSP, ACCEPTED, t0 + 60 * MS), None);
+    // A whole interval without refusals: the end, node-scoped and newer, so the CP function
+    // stops reducing now instead of when the 2 s validity runs out.
+    let now = t0 + 101 * MS;
+    let end = up.oci_for(&cp_node(), RSP, ACCEPTED, now).unwrap();
+    assert_eq!(end.metric.percent(), 0);
+    assert!(end.aoci());
+    assert!(end.sequence_number.0 > told.sequence_number.0);
+    assert!(matches!(
+        cp.handle_oci(&origin, &end, now),
+        OciOutcome::Applied { .. }
+    ));
+    assert_eq!(cp.reduction(None, &up_node(), now), 0);
+    // Told once.
+    assert_eq!(up.oci_for(&cp_node(), RSP, ACCEPTED, now + MS), None);
+    // A new surge gets a new overflow OCI, newer than the end.
+    let again = burst(&mut up, 10, 3, now + 2 * MS);
+    assert!(again[0].metric.percent() > 0);
+    assert!(again[0].sequence_number.0 > end.sequence_number.0);
+}
+
+#[test]
+fn the_end_is_not_sent_once_the_overflow_oci_has_expired() {
+    let t0 = base();
+    let mut up = admission(share_config().with_queue_capacity(1), t0);
+    let refused = burst(&mut up, 0, 5, t0 + MS);
+    assert!(refused.last().unwrap().metric.percent() > 0);
+    // The CP function dropped it by itself after its validity (2 s).
+    assert_eq!(
+        up.oci_for(&cp_node(), RSP, ACCEPTED, t0 + MS + Duration::from_secs(2)),
+        None
+    );
+}
