@@ -51,6 +51,10 @@
 //!   with a route list: the alternates are tried with their own throttles through
 //!   [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
 //!   cause 74 "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
+//! * An eMPS or emergency request the Loss throttle sheds while its window is short may be
+//!   **held** ([`CpDecision::Hold`], [`CpConfig::exempt_hold`]): it takes the place of the next
+//!   lower-priority request to the same UP function that the throttle lets through, or is
+//!   rejected when the hold ends; [`CpOverloadControl::poll_hold`] gives the outcome.
 //!
 //! ## Scopes
 //!
@@ -128,7 +132,8 @@
 //!
 //! | name | labels | meaning |
 //! |---|---|---|
-//! | `pfcp_cp_decisions_total` | `decision` = `send`, `redirect`, `reject`, `bypass` | decisions (`bypass`: not throttled: responses, Heartbeat, Association) |
+//! | `pfcp_cp_decisions_total` | `decision` = `send`, `redirect`, `reject`, `hold`, `bypass` | decisions (`bypass`: not throttled: responses, Heartbeat, Association) |
+//! | `pfcp_cp_held_total` | `outcome` = `sent`, `expired` | what became of held priority requests ([`CpConfig::exempt_hold`]) |
 //! | `pfcp_requests_throttled_total` | `reason` = `loss`, `egress_level`, `egress_rate`, `egress_pending` | refusals by a destination's throttles (primary or alternate) |
 //! | `pfcp_oci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `table_full`, `other` | OCIs received |
 //! | `pfcp_lci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `other` | LCIs received |
