@@ -259,4 +259,30 @@ mod tests {
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
     }
+
+    fn cp_args(extra: &[&str]) -> crate::cp::CpArgs {
+        let argv = ["pfcp", "cp", "--up", "127.0.0.1:8805"].iter().chain(extra);
+        match Cli::try_parse_from(argv).map(|c| c.command) {
+            Ok(Command::Cp(a)) => a,
+            other => panic!("not a cp command: {other:?}"),
+        }
+    }
+
+    /// CPs started together with default flags must not draw in lockstep: with one seed
+    /// each picked the same class at the same offer, and their emergency sessions reached
+    /// the UP function in bursts of one per CP.
+    #[test]
+    fn cp_seed_defaults_to_one_per_node_id_and_the_flag_wins() {
+        let a = cp_args(&["--node-id", "smf-1.example.net"]);
+        let b = cp_args(&["--node-id", "smf-2.example.net"]);
+        assert_ne!(a.seed(), b.seed());
+        assert_eq!(
+            a.seed(),
+            cp_args(&["--node-id", "smf-1.example.net"]).seed()
+        );
+        let given = cp_args(&["--node-id", "smf-1.example.net", "--seed", "7"]);
+        assert_eq!(given.seed(), 7);
+        // The default Node ID names the process, so its seed is this process's.
+        assert_eq!(cp_args(&[]).seed(), cp_args(&[]).seed());
+    }
 }

@@ -250,14 +250,19 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .with_exact_window(args.loss_mode.is_exact());
     let probes = (args.probe_gap_factor > 0).then_some(args.probe_gap_factor);
     let fall_probes = (args.probe_fall_factor > 0).then_some(args.probe_fall_factor);
-    let mut config = EndpointConfig::new(local).with_transactions(xact).with_cp(
-        cp.with_loss(loss)
-            .with_probe_gap_factor(probes)
-            .with_probe_fall_factor(fall_probes)
-            .with_exempt_hold(
-                (args.exempt_hold_ms > 0).then(|| Duration::from_millis(args.exempt_hold_ms)),
-            ),
-    );
+    let seed = args.seed();
+    // The node's draws from another stream than the class draws of the same seed.
+    let mut config = EndpointConfig::new(local)
+        .with_seed(!seed)
+        .with_transactions(xact)
+        .with_cp(
+            cp.with_loss(loss)
+                .with_probe_gap_factor(probes)
+                .with_probe_fall_factor(fall_probes)
+                .with_exempt_hold(
+                    (args.exempt_hold_ms > 0).then(|| Duration::from_millis(args.exempt_hold_ms)),
+                ),
+        );
     if args.track_state {
         config = config.with_state_tracker(TrackerConfig::default());
     }
@@ -326,7 +331,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         preferred,
     });
     let state = Arc::new(Mutex::new(
-        State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), args.seed)
+        State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), seed)
             .with_hold(Duration::from_millis(args.hold_ms)),
     ));
     let permits = Arc::new(Semaphore::new(args.max_outstanding));

@@ -158,6 +158,15 @@ impl EndpointConfig {
         self
     }
 
+    /// With the seed of the node's draws ([`NodeConfig::with_seed`]). Nodes started together
+    /// with one seed draw in lockstep (the same Loss shedding, the same UP selection steps);
+    /// give each its own.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.node = self.node.with_seed(seed);
+        self
+    }
+
     /// With the C.2 state tracker of a CP (TS 29.273 Annex C.2; see
     /// [`NodeConfig::state_tracker`]).
     #[must_use]

@@ -138,9 +138,12 @@ pub struct CpArgs {
     /// Retransmissions N1 before a request times out.
     #[arg(long, default_value_t = 3, value_name = "N")]
     pub n1: u32,
-    /// Seed of the class draws.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub seed: u64,
+    /// Seed of the class draws and of the node's own (the Loss throttle's, the UP
+    /// selection's). Default: derived from the Node ID, so that CPs started together draw
+    /// independent streams (with one seed they would pick the same class at the same offer
+    /// and send their emergency sessions in step).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Also print the summary as one JSON object on stdout (the text summary goes to stderr).
     #[arg(long)]
     pub json: bool,
@@ -189,6 +192,16 @@ impl CpArgs {
         self.node_id
             .clone()
             .unwrap_or_else(|| format!("smf-{}.example.net", std::process::id()))
+    }
+
+    /// `--seed`, or one derived from [`CpArgs::node_id`] (FNV-1a of its text): distinct per
+    /// process by default, and the same again for the same `--node-id`.
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or_else(|| {
+            self.node_id().bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+        })
     }
 
     /// The checks clap cannot express; the message names the flag.
