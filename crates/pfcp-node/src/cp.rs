@@ -490,7 +490,10 @@ impl CpOverloadControl {
             }
         }
         if let RejectReason::Loss(why) = reason {
-            if class.exempt && self.throttles.window_short(&dest.node) {
+            if class.exempt
+                && self.throttles.window_short(&dest.node)
+                && self.throttles.exempt_fits(&dest.node, why.reduction)
+            {
                 if let Some((ticket, until)) = self.holds.hold(dest, why, now) {
                     self.stats.held += 1;
                     metrics::counter!("pfcp_cp_decisions_total", "decision" => "hold").increment(1);

@@ -360,6 +360,23 @@ impl Throttles {
             .is_some_and(|l| l.window_count() < u64::from(self.loss_config.window_requests / 2))
     }
 
+    /// Whether the exempt traffic UP function `node`'s Loss throttle has counted since it
+    /// began, as a share of all it counted, fits what a reduction of `reduction` % leaves;
+    /// yes while it counted fewer than a tenth of its window (too few to tell). Unlike the
+    /// window's shares, this long-run share is not thrown off by a cluster of emergency
+    /// sessions at a storm's onset.
+    pub(super) fn exempt_fits(&self, node: &NodeKey, reduction: u8) -> bool {
+        let Some(loss) = self.loss_throttle(node) else {
+            return true;
+        };
+        let offered = &loss.stats().offered;
+        let total: u64 = offered.iter().sum();
+        let exempt = offered.last().copied().unwrap_or(0);
+        total < u64::from(self.loss_config.window_requests / 10)
+            || exempt.saturating_mul(100)
+                < total.saturating_mul(u64::from(100 - reduction.min(100)))
+    }
+
     /// A request of class `held` that UP function `node`'s Loss throttle shed goes in the
     /// place of one of class `yielding` that it let through: the one counts as sent
     /// ([`LossThrottle::send_anyway`]), the other as not sent ([`LossThrottle::unsent`]), so

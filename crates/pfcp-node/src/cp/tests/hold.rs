@@ -12,6 +12,15 @@ fn cp_without_probes() -> CpOverloadControl {
     .unwrap()
 }
 
+/// A whole window of calm low-priority traffic to `dest`: the throttle's long-run share of
+/// exempt traffic is then small, so that the emergency requests a reduction sheds fit it
+/// (see `exempt_fits`), and the first reduction starts its window afresh.
+fn calm_history(cp: &mut CpOverloadControl, dest: &Destination, now: Instant) {
+    for i in 0..1000 {
+        assert!(cp.decide(dest, SER, &low(), now, i).is_send());
+    }
+}
+
 /// Offer emergency establishments to `dest` until one is held; the other decisions.
 fn until_held(
     cp: &mut CpOverloadControl,
@@ -42,9 +51,10 @@ fn clause_6_2_4_5_1_a_shed_emergency_request_takes_the_place_of_a_lower_one() {
     let now = base();
     let mut cp = cp_without_probes();
     let dest = Destination::node(upf(1));
+    calm_history(&mut cp, &dest, now);
     overload_node(&mut cp, &upf(1), 1, 50, now);
-    // Emergency traffic alone, half of it to shed: the throttle reaches the exempt class
-    // once its first bucket is counted, and holds what it sheds.
+    // Emergency traffic alone in the new window, half of it to shed: the throttle reaches
+    // the exempt class once its first bucket is counted, and holds what it sheds.
     let (ticket, until, before) = until_held(&mut cp, &dest, now);
     assert!(before.iter().all(CpDecision::is_send), "{before:?}");
     assert_eq!(until, now + Duration::from_millis(500));
@@ -93,6 +103,7 @@ fn a_held_request_is_rejected_when_its_hold_ends() {
     let now = base();
     let mut cp = cp_without_probes();
     let dest = Destination::node(upf(1));
+    calm_history(&mut cp, &dest, now);
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let (ticket, until, _) = until_held(&mut cp, &dest, now);
     assert_eq!(cp.poll_timeout(), Some(until));
@@ -121,6 +132,7 @@ fn a_held_request_goes_when_its_reduction_ends() {
     let now = base();
     let mut cp = cp_without_probes();
     let dest = Destination::node(upf(1));
+    calm_history(&mut cp, &dest, now);
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let (ticket, _, _) = until_held(&mut cp, &dest, now);
     let later = now + Duration::from_millis(50);
@@ -135,6 +147,7 @@ fn held_requests_are_bounded_and_only_while_the_window_is_short() {
     let now = base();
     let mut cp = cp_without_probes();
     let dest = Destination::node(upf(1));
+    calm_history(&mut cp, &dest, now);
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let mut held_at = Vec::new();
     let mut rejected_at = Vec::new();
@@ -174,5 +187,27 @@ fn without_a_hold_shed_emergency_requests_are_rejected_at_once() {
     assert!(!decisions
         .iter()
         .any(|d| matches!(d, CpDecision::Hold { .. })));
+    assert_eq!(cp.stats().held, 0);
+}
+
+/// Where the exempt traffic is more than the reduction leaves over the throttle's whole
+/// history (10x the capacity, an emergency share above the allowance), a hold only delays a
+/// rejection, or a success by hundreds of milliseconds: shed exempt requests are rejected at
+/// once.
+#[test]
+fn when_the_exempt_share_exceeds_what_the_reduction_leaves_nothing_is_held() {
+    let now = base();
+    let mut cp = cp_without_probes();
+    let dest = Destination::node(upf(1));
+    // 200 requests, 60 % emergency, before the reduction of 50 % (it leaves 50 %).
+    for i in 0..200u64 {
+        let ctx = if i % 5 < 3 { emergency() } else { low() };
+        assert!(cp.decide(&dest, SER, &ctx, now, i).is_send());
+    }
+    overload_node(&mut cp, &upf(1), 1, 50, now);
+    let decisions: Vec<CpDecision> = (0..300)
+        .map(|i| cp.decide(&dest, SER, &emergency(), now, i))
+        .collect();
+    assert!(decisions.iter().any(CpDecision::is_reject), "{decisions:?}");
     assert_eq!(cp.stats().held, 0);
 }
