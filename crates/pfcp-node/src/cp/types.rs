@@ -229,7 +229,10 @@ pub struct CpConfig {
     /// receives what the reduction allows and no more; a held request whose reduction ends
     /// is sent. Once the window is half full its judgement stands and a shed exempt request
     /// is rejected at once (holding it then only delays a rejection, and releasing a queue
-    /// of them at the end of a storm is a burst the UP function reads as demand). `pfcp
+    /// of them at the end of a storm is a burst the UP function reads as demand). Nor is a
+    /// request held while the exempt share of all the throttle counted since it began is
+    /// more than the reduction leaves (at 10x the capacity the emergency load alone may be):
+    /// then the throttle is right, and a hold only delays the rejection or a success. `pfcp
     /// sim`, 16 CPs stepping from 0.5x to 5x of one UP function: emergency requests
     /// throttled at the onset in 30 of 72 seeds without a hold, none with 500 ms
     /// (`docs/throttle.md`, "Holding priority requests for a place"). `None` (or zero):
