@@ -259,6 +259,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
             cp.with_loss(loss)
                 .with_probe_gap_factor(probes)
                 .with_probe_fall_factor(fall_probes)
+                .with_exempt_ahead_max(args.exempt_ahead)
                 .with_exempt_hold(
                     (args.exempt_hold_ms > 0).then(|| Duration::from_millis(args.exempt_hold_ms)),
                 ),

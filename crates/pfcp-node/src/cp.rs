@@ -176,6 +176,8 @@ pub struct CpOverloadControl {
     throttles: Throttles,
     routes: Option<RouteList<Destination>>,
     holds: Holds,
+    /// [`CpConfig::exempt_ahead_max`].
+    ahead_max: u32,
     stats: CpStats,
 }
 
@@ -204,6 +206,7 @@ impl CpOverloadControl {
             throttles,
             routes: None,
             holds,
+            ahead_max: config.exempt_ahead_max,
             stats: CpStats::default(),
         })
     }
@@ -451,6 +454,9 @@ impl CpOverloadControl {
                     dest: dest.clone(),
                 };
             }
+            Ok(Admitted::Decided) if !class.exempt && self.throttles.owes_place(&dest.node) => {
+                return self.give_way(dest, class, now);
+            }
             Ok(how) => {
                 self.stats.sent += 1;
                 if how == Admitted::Probe {
@@ -491,6 +497,32 @@ impl CpOverloadControl {
         }
         if let RejectReason::Loss(why) = reason {
             if class.exempt
+                && self.ahead_max > 0
+                && self.throttles.send_ahead(
+                    &dest.node,
+                    class,
+                    why.reduction,
+                    routed,
+                    self.ahead_max,
+                    now,
+                )
+            {
+                self.stats.sent += 1;
+                self.stats.sent_ahead += 1;
+                metrics::counter!("pfcp_cp_decisions_total", "decision" => "ahead").increment(1);
+                tracing::debug!(
+                    node = %dest.node,
+                    entity = ?dest.entity,
+                    message_type = message_type.0,
+                    reduction = why.reduction,
+                    "cp: priority request sent ahead of a lower-priority place"
+                );
+                return CpDecision::Send {
+                    priority,
+                    dest: dest.clone(),
+                };
+            }
+            if class.exempt
                 && self.throttles.window_short(&dest.node)
                 && self.throttles.exempt_fits(&dest.node, why.reduction)
             {
@@ -528,6 +560,27 @@ impl CpOverloadControl {
         );
         CpDecision::Reject {
             reason,
+            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+        }
+    }
+
+    /// A request of `class` the throttles admitted to `dest` gives its place to one sent
+    /// ahead of it: rejected locally, counted as the Loss throttle's drop.
+    fn give_way(&mut self, dest: &Destination, class: RequestClass, now: Instant) -> CpDecision {
+        self.throttles.give_way(&dest.node, class);
+        self.stats.rejected += 1;
+        self.stats.gave_way += 1;
+        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
+        let reduction = self.overload.reduction(dest.entity, &dest.node, now);
+        tracing::debug!(
+            node = %dest.node,
+            entity = ?dest.entity,
+            priority = class.priority.value(),
+            reduction,
+            "cp: rejected locally, its place given to a priority request sent ahead"
+        );
+        CpDecision::Reject {
+            reason: RejectReason::Yielded(Throttled { reduction, class }),
             cause: Cause::PFCP_ENTITY_IN_CONGESTION,
         }
     }

@@ -92,14 +92,15 @@ pub fn cp_config(
     let selecting = CpConfig::default().with_selector(UpSelector::default().with_spare_offset(25));
     let cp = match strategy {
         Strategy::NoControl | Strategy::SelfProtection => None,
-        // Annex A.1 as written: random drops, no probes and no held priority requests (the
-        // toolkit's own additions).
+        // Annex A.1 as written: random drops, no probes, no priority requests sent ahead or
+        // held (the toolkit's own additions).
         Strategy::RandomLoss => Some(
             selecting
                 .with_loss_mode(LossMode::Random)
                 .with_probe_gap_factor(None)
                 .with_probe_fall_factor(None)
-                .with_exempt_hold(None),
+                .with_exempt_hold(None)
+                .with_exempt_ahead_max(0),
         ),
         Strategy::Toolkit => Some(selecting),
     };

@@ -484,6 +484,36 @@ impl LossThrottle {
         self.credit = (self.credit + 100).min(bound);
     }
 
+    /// A request of `class` that this throttle throttled goes after all, **ahead** of a later
+    /// one that the throttle lets through and the caller then holds back in its place
+    /// ([`LossThrottle::gave_way`]): an eMPS or emergency request sent now instead of a
+    /// lower-priority one later (TS 29.244 clause 6.2.4.5.1: those are throttled last). Unlike
+    /// [`LossThrottle::send_anyway`] the credit does not move: the two requests trade places,
+    /// so the drops are as many as the throttle decided and only which requests they are, and
+    /// when, changes. The drop moves from [`LossStats::throttled`] to
+    /// [`LossStats::sent_anyway`]. Call it only after a [`Decision::Throttle`], at most once per
+    /// request.
+    pub fn sent_ahead(&mut self, class: RequestClass) {
+        let rank = class.rank().min(RANKS - 1);
+        if let Some(t) = self.stats.throttled.get_mut(rank) {
+            *t = t.saturating_sub(1);
+        }
+        if let Some(n) = self.stats.sent_anyway.get_mut(rank) {
+            *n += 1;
+        }
+    }
+
+    /// A request of `class` that this throttle let through is not sent: it gives its place to
+    /// one sent ahead of it ([`LossThrottle::sent_ahead`]). Counted in [`LossStats::unsent`];
+    /// the credit does not move. Call it only after a [`Decision::Send`], at most once per
+    /// request.
+    pub fn gave_way(&mut self, class: RequestClass) {
+        let rank = class.rank().min(RANKS - 1);
+        if let Some(n) = self.stats.unsent.get_mut(rank) {
+            *n += 1;
+        }
+    }
+
     /// Window-exact mode: the credit alone decides (Bresenham), kept in `[-50, 50)`, so the
     /// drops of any run of counted requests differ from `sum(M) / 100` by less than one.
     fn decide_exact(&mut self, class: RequestClass) -> Decision {
@@ -662,6 +692,12 @@ impl LossThrottle {
     /// hundred or two requests spreads far beyond its mean.
     pub fn window_count(&self) -> u64 {
         self.total
+    }
+
+    /// Exempt requests (eMPS, emergency) counted in the window now, of
+    /// [`LossThrottle::window_count`].
+    pub fn window_exempt(&self) -> u64 {
+        u64::from(self.totals.last().copied().unwrap_or(0))
     }
 
     /// The current boundary: ranks below it are always throttled (for tests and metrics).

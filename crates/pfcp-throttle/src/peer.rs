@@ -178,6 +178,37 @@ impl PeerThrottles {
         self.loss_then(Decision::Send, class, now, routed)
     }
 
+    /// After a [`Refusal::Loss`] of this request: send it **ahead** of a later request that
+    /// both throttles let through and the caller then holds back in its place
+    /// ([`PeerThrottles::give_way`]), if the egress throttle lets it through (counted as load
+    /// offered to the connection unless `routed`). The Loss throttle's credit does not move
+    /// ([`LossThrottle::sent_ahead`]): an eMPS or emergency request trades places with a
+    /// lower-priority one, and the peer receives as many requests as the reduction allows.
+    pub fn send_ahead(
+        &mut self,
+        class: RequestClass,
+        now: Instant,
+        routed: bool,
+    ) -> Result<(), Refusal> {
+        if let Some(reason) = self.egress_refusal(class, now, routed) {
+            return Err(Refusal::Egress(reason));
+        }
+        self.loss.sent_ahead(class);
+        Ok(())
+    }
+
+    /// A request of `class` that both throttles let through is not sent: it gives its place
+    /// to one sent ahead of it ([`PeerThrottles::send_ahead`]). The Loss throttle counts it as
+    /// unsent ([`LossThrottle::gave_way`]) and the egress throttle frees its pending slot; the
+    /// egress rate keeps both, one message more than went (the request sent ahead was
+    /// counted when it went).
+    pub fn give_way(&mut self, class: RequestClass) {
+        self.loss.gave_way(class);
+        if let Some(e) = &mut self.egress {
+            e.on_transaction_end();
+        }
+    }
+
     /// Another message sent to the peer without a decision (an answer, a retransmission, a
     /// management message): counted on the connection ([`EgressThrottle::on_send`]).
     pub fn on_send(&mut self, kind: MessageKind, now: Instant) {
@@ -223,10 +254,25 @@ impl PeerThrottles {
         if let Decision::Throttle(t) = loss {
             return Err(Refusal::Loss(t));
         }
-        let Some(egress) = &mut self.egress else {
-            return Ok(());
-        };
-        let refused = if routed {
+        match self.egress_refusal(class, now, routed) {
+            None => Ok(()),
+            Some(reason) => {
+                self.loss.unsent(class);
+                Err(Refusal::Egress(reason))
+            }
+        }
+    }
+
+    /// Ask the egress throttle (if any) to let a request of `class` through: why not, if it
+    /// refused. `routed`: as in [`PeerThrottles::admit`], a refusal is not counted as offered.
+    fn egress_refusal(
+        &mut self,
+        class: RequestClass,
+        now: Instant,
+        routed: bool,
+    ) -> Option<ThrottleReason> {
+        let egress = self.egress.as_mut()?;
+        if routed {
             match egress.check(MessageKind::Request, class, now) {
                 Ok(permit) => {
                     egress.commit(permit, now);
@@ -238,13 +284,6 @@ impl PeerThrottles {
             match egress.decide(MessageKind::Request, class, now) {
                 EgressDecision::Send => None,
                 EgressDecision::Throttle(reason) => Some(reason),
-            }
-        };
-        match refused {
-            None => Ok(()),
-            Some(reason) => {
-                self.loss.unsent(class);
-                Err(Refusal::Egress(reason))
             }
         }
     }

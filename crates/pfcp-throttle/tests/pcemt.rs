@@ -723,3 +723,45 @@ fn a_request_sent_anyway_still_meets_the_egress_throttle() {
     assert_eq!(loss.unsent[rank], 1);
     assert_eq!(loss.throttled[rank], 0);
 }
+
+#[test]
+fn a_request_sent_ahead_meets_the_egress_throttle_and_its_place_frees_the_pending_slot() {
+    // An emergency request the Loss throttle shed goes ahead of a later one (a CP function
+    // keeping clause 6.2.4.5.1's order): the connection's egress throttle still decides, a
+    // refusal leaves the Loss throttle's books as they were (it had shed the request), and
+    // the request that gives its place back frees its pending slot.
+    let start = t0();
+    let mut config = EgressConfig::new(100);
+    config.max_pending = Some(2);
+    let egress = EgressThrottle::new(config, start).unwrap();
+    let mut peer = PeerThrottles::new(LossThrottle::default(), Some(egress));
+    let class = router(1).class();
+    peer.loss_mut().set_reduction(100);
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert_eq!(peer.send_ahead(class, start, false), Ok(()));
+    let rank = class.rank();
+    assert_eq!(peer.loss().stats().sent_anyway[rank], 1);
+    assert_eq!(peer.loss().stats().throttled[rank], 0);
+    // A second one fills the pending limit; a third is refused by it.
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert_eq!(peer.send_ahead(class, start, false), Ok(()));
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert!(matches!(
+        peer.send_ahead(class, start, false),
+        Err(Refusal::Egress(ThrottleReason::PendingLimit))
+    ));
+    let loss = peer.loss().stats();
+    assert_eq!(
+        (
+            loss.sent_anyway[rank],
+            loss.throttled[rank],
+            loss.unsent[rank]
+        ),
+        (2, 1, 0)
+    );
+    // A place given back frees a slot: the next request sent ahead goes.
+    peer.give_way(class);
+    assert_eq!(peer.loss().stats().unsent[rank], 1);
+    assert!(matches!(peer.decide(class, start), Err(Refusal::Loss(_))));
+    assert_eq!(peer.send_ahead(class, start, false), Ok(()));
+}

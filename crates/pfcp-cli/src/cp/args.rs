@@ -97,11 +97,18 @@ pub struct CpArgs {
     /// within a gap or two of its old rhythm. 0: none.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub probe_fall_factor: u32,
-    /// How long an emergency or eMPS request the Loss throttle sheds waits, unsent, for the
-    /// place of a lower-priority request to the same UP function (CpConfig::exempt_hold,
-    /// clause 6.2.4.5.1); only while the throttle's window is short (a storm's first few
-    /// hundred requests). 0: shed them at once.
-    #[arg(long, default_value_t = 500, value_name = "MS")]
+    /// Most emergency and eMPS requests per UP function that the Loss throttle shed and that
+    /// go at once, ahead of a lower-priority request the throttle lets through later, which
+    /// is then rejected in their place (CpConfig::exempt_ahead_max, clause 6.2.4.5.1: they are
+    /// throttled last); only while the throttle's window is short (a storm's first few hundred
+    /// requests), whose estimate of the classes' shares is noisy. 0: none.
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub exempt_ahead: u32,
+    /// How long an emergency or eMPS request the Loss throttle sheds (and that cannot go
+    /// ahead, see --exempt-ahead) waits, unsent, for the place of a lower-priority request to
+    /// the same UP function (CpConfig::exempt_hold); only while the throttle's window is
+    /// short. 0: shed them at once.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
     pub exempt_hold_ms: u64,
     /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
     /// for every --up with this Max EMR (messages/s counting requests, answers,

@@ -12,6 +12,7 @@ use pfcp_wire::{Header, IeType, SequenceNumber};
 
 use super::*;
 
+mod ahead;
 mod hold;
 mod probe;
 

@@ -51,6 +51,24 @@ use pfcp_throttle::{
 
 use super::{CpConfig, CpOverloadControl, Destination, LossMode, RejectReason};
 
+/// How many standard errors the exempt share of a short window must exceed what the reduction
+/// leaves by before the throttle's judgement that the exempt traffic does not fit stands
+/// ([`Throttles::send_ahead`]). 1.5-3 gave the same onsets in `pfcp sim`; below 1 a storm's
+/// onset at 5x lost emergency requests again (`docs/throttle.md`).
+const AHEAD_Z: f64 = 2.0;
+
+/// Whether the exempt share of `loss`'s window exceeds what a reduction of `reduction` %
+/// leaves by more than [`AHEAD_Z`] standard errors, counting the window's requests in
+/// clusters of three (an emergency session's establishment, modification and deletion): at
+/// 10x the capacity the exempt load alone can exceed what is left, and a request sent ahead
+/// there never finds its place.
+fn exempt_surely_exceeds(loss: &LossThrottle, reduction: u8) -> bool {
+    let n = loss.window_count().max(1) as f64;
+    let share = loss.window_exempt() as f64 / n;
+    let leave = f64::from(100 - reduction.min(100)) / 100.0;
+    share - leave >= AHEAD_Z * (3.0 * leave * (1.0 - leave) / n).sqrt()
+}
+
 /// The throttles of one UP function, when they were last used (for the LRU bound) and the
 /// rhythm of the requests sent there (for probes).
 #[derive(Debug, Clone)]
@@ -58,6 +76,8 @@ struct Entry {
     throttles: PeerThrottles,
     last_used: Instant,
     sends: SendRhythm,
+    /// Places owed to eMPS and emergency requests sent ahead ([`CpConfig::exempt_ahead_max`]).
+    owed: u32,
 }
 
 /// When a request last went to a UP function and the usual gap between two; and the rhythm
@@ -243,8 +263,15 @@ impl Throttles {
         };
         let (factor, min_gap) = (self.probe_gap_factor, self.probe_min_gap);
         let fell_factor = self.probe_fall_factor;
+        let half = u64::from(self.loss_config.window_requests / 2);
         let entry = self.entry(&dest.node, now);
         entry.sends.offered(now);
+        if entry.owed > 0 && (reduction == 0 || entry.throttles.loss().window_count() >= half) {
+            // No reduction left to keep, or the window is long enough for the throttle's
+            // judgement to stand: the places still owed are forgiven (paid later, they would
+            // be a dip when the storm ends, read as a fall of demand).
+            entry.owed = 0;
+        }
         let t = &mut entry.throttles;
         let decided = if routed {
             t.admit_at(class, reduction, draw, now)
@@ -304,6 +331,50 @@ impl Throttles {
         }
     }
 
+    /// Send a request of `class` that UP function `node`'s Loss throttle shed (at a reduction
+    /// of `reduction` %) ahead of a later lower-priority place ([`PeerThrottles::send_ahead`]):
+    /// only while the throttle has counted less than half its window (its estimate of the
+    /// classes' shares is rough), fewer than `max` places are owed, the window's exempt share
+    /// is not surely above what the reduction leaves, and the egress throttle lets it through.
+    /// Whether it goes.
+    pub(super) fn send_ahead(
+        &mut self,
+        node: &NodeKey,
+        class: RequestClass,
+        reduction: u8,
+        routed: bool,
+        max: u32,
+        now: Instant,
+    ) -> bool {
+        let half = u64::from(self.loss_config.window_requests / 2);
+        let entry = self.entry(node, now);
+        let loss = entry.throttles.loss();
+        if entry.owed >= max
+            || loss.window_count() >= half
+            || exempt_surely_exceeds(loss, reduction)
+            || entry.throttles.send_ahead(class, now, routed).is_err()
+        {
+            return false;
+        }
+        entry.owed += 1;
+        entry.sends.sent(now);
+        true
+    }
+
+    /// Whether UP function `node` is owed a place by a request sent ahead.
+    pub(super) fn owes_place(&self, node: &NodeKey) -> bool {
+        self.peers.get(node).is_some_and(|e| e.owed > 0)
+    }
+
+    /// A request of `class` that `node`'s throttles admitted gives its place to one sent
+    /// ahead ([`PeerThrottles::give_way`]).
+    pub(super) fn give_way(&mut self, node: &NodeKey, class: RequestClass) {
+        if let Some(e) = self.peers.get_mut(node) {
+            e.owed = e.owed.saturating_sub(1);
+            e.throttles.give_way(class);
+        }
+    }
+
     /// A message sent to UP function `node` at `now` without a decision (`kind`: an answer, a
     /// retransmission, a Heartbeat or Association message): counted in the egress rate of its
     /// connection, if it has an egress configuration. Never throttled.
@@ -333,6 +404,7 @@ impl Throttles {
             throttles: PeerThrottles::new(LossThrottle::new(config), sets.throttle_for(node, now)),
             last_used: now,
             sends: SendRhythm::default(),
+            owed: 0,
         });
         entry.last_used = now;
         entry

@@ -311,6 +311,56 @@ fn a_decision_sent_anyway_is_made_up_by_the_next_requests() {
     }
 }
 
+#[test]
+fn clause_6_2_4_5_1_a_request_sent_ahead_trades_places_without_moving_the_credit() {
+    // Four in five requests of low priority, one in five emergency, a reduction of 90 %: the same
+    // decisions with and without a caller that sends each shed emergency request ahead and
+    // holds back the next low-priority request the throttle lets through in its place. The
+    // destination gets as many requests either way; only the classes differ.
+    let (low, exempt) = (
+        RequestClass::new(p(12)),
+        RequestClass::exempt(MessagePriority::HIGHEST),
+    );
+    let mix = |i: u32| if i % 5 == 0 { exempt } else { low };
+    let mut plain = LossThrottle::default();
+    let mut swapped = LossThrottle::default();
+    plain.set_reduction(90);
+    swapped.set_reduction(90);
+    let (mut owed, mut sent_plain, mut sent_swapped, mut exempt_sent) = (0u32, 0u32, 0u32, 0u32);
+    for i in 0..2000 {
+        let class = mix(i);
+        let a = plain.decide(class).is_send();
+        let b = swapped.decide(class).is_send();
+        assert_eq!(a, b, "request {i}: the credit moved");
+        sent_plain += u32::from(a);
+        match (b, class.exempt) {
+            (false, true) => {
+                swapped.sent_ahead(class);
+                owed += 1;
+                sent_swapped += 1;
+                exempt_sent += 1;
+            }
+            (true, false) if owed > 0 => {
+                swapped.gave_way(class);
+                owed -= 1;
+            }
+            (true, e) => {
+                sent_swapped += 1;
+                exempt_sent += u32::from(e);
+            }
+            (false, false) => {}
+        }
+    }
+    assert_eq!(sent_swapped, sent_plain + owed);
+    let (ps, ss) = (plain.stats(), swapped.stats());
+    let shed_exempt = ps.throttled[exempt.rank()];
+    assert!(shed_exempt > 0, "the reduction reaches the exempt class");
+    assert_eq!(ss.throttled[exempt.rank()], 0);
+    assert_eq!(ss.sent_anyway[exempt.rank()], shed_exempt);
+    assert_eq!(ss.unsent[low.rank()], shed_exempt - u64::from(owed));
+    assert_eq!(u64::from(exempt_sent), ps.offered[exempt.rank()]);
+}
+
 /// A CP function's traffic before an overload (a third each new sessions of low priority and
 /// work on established sessions of higher priority, 2000 requests at reduction `before`), then
 /// in a storm (nine in ten new sessions) at a reduction of 80 %: of the storm's first 500

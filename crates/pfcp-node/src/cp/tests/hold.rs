@@ -1,13 +1,17 @@
-//! Priority requests held for a place (`CpConfig::exempt_hold`, clause 6.2.4.5.1).
+//! Priority requests held for a place (`CpConfig::exempt_hold`, clause 6.2.4.5.1), with
+//! holds on and nothing sent ahead (`CpConfig::exempt_ahead_max` 0).
 
 use super::*;
 
-/// No probes: every send below is the throttle's own decision.
+/// Holds of 500 ms, nothing sent ahead, no probes: every send below is the throttle's own
+/// decision.
 fn cp_without_probes() -> CpOverloadControl {
     CpOverloadControl::new(
         CpConfig::default()
             .with_probe_gap_factor(None)
-            .with_probe_fall_factor(None),
+            .with_probe_fall_factor(None)
+            .with_exempt_ahead_max(0)
+            .with_exempt_hold(Some(Duration::from_millis(500))),
     )
     .unwrap()
 }
@@ -177,7 +181,12 @@ fn held_requests_are_bounded_and_only_while_the_window_is_short() {
 #[test]
 fn without_a_hold_shed_emergency_requests_are_rejected_at_once() {
     let now = base();
-    let mut cp = CpOverloadControl::new(CpConfig::default().with_exempt_hold(None)).unwrap();
+    let mut cp = CpOverloadControl::new(
+        CpConfig::default()
+            .with_exempt_hold(None)
+            .with_exempt_ahead_max(0),
+    )
+    .unwrap();
     let dest = Destination::node(upf(1));
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let decisions: Vec<CpDecision> = (0..300)
