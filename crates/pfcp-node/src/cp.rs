@@ -51,10 +51,14 @@
 //!   with a route list: the alternates are tried with their own throttles through
 //!   [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
 //!   cause 74 "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
-//! * An eMPS or emergency request the Loss throttle sheds while its window is short may be
-//!   **held** ([`CpDecision::Hold`], [`CpConfig::exempt_hold`]): it takes the place of the next
-//!   lower-priority request to the same UP function that the throttle lets through, or is
-//!   rejected when the hold ends; [`CpOverloadControl::poll_hold`] gives the outcome.
+//! * An eMPS or emergency request the Loss throttle sheds while its window is short is
+//!   **sent ahead** ([`CpConfig::exempt_ahead_max`]): it goes at once, and the next
+//!   lower-priority request to the same UP function that the throttle lets through is
+//!   rejected in its place ([`RejectReason::Yielded`]), so the UP function receives as many
+//!   requests as the reduction allows. With holds on ([`CpConfig::exempt_hold`], off by
+//!   default) one that cannot go ahead is **held** ([`CpDecision::Hold`]): it takes such a
+//!   place when one comes, or is rejected when the hold ends;
+//!   [`CpOverloadControl::poll_hold`] gives the outcome.
 //!
 //! ## Scopes
 //!
@@ -132,7 +136,7 @@
 //!
 //! | name | labels | meaning |
 //! |---|---|---|
-//! | `pfcp_cp_decisions_total` | `decision` = `send`, `redirect`, `reject`, `hold`, `bypass` | decisions (`bypass`: not throttled: responses, Heartbeat, Association) |
+//! | `pfcp_cp_decisions_total` | `decision` = `send`, `ahead`, `redirect`, `reject`, `hold`, `bypass` | decisions (`ahead`: a shed priority request sent ahead of a lower-priority place, [`CpConfig::exempt_ahead_max`]; `bypass`: not throttled: responses, Heartbeat, Association) |
 //! | `pfcp_cp_held_total` | `outcome` = `sent`, `expired` | what became of held priority requests ([`CpConfig::exempt_hold`]) |
 //! | `pfcp_requests_throttled_total` | `reason` = `loss`, `egress_level`, `egress_rate`, `egress_pending` | refusals by a destination's throttles (primary or alternate) |
 //! | `pfcp_oci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `table_full`, `other` | OCIs received |

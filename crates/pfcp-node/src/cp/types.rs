@@ -217,8 +217,9 @@ pub struct CpConfig {
     /// The shortest silence towards a UP function that a probe may end (see
     /// [`CpConfig::probe_gap_factor`]). Default 20 ms.
     pub probe_min_gap: Duration,
-    /// How long an eMPS or emergency request the Loss throttle sheds waits for a place
-    /// ([`CpDecision::Hold`]), while the throttle has counted less than half its window
+    /// How long an eMPS or emergency request the Loss throttle sheds, and that cannot go
+    /// ahead ([`CpConfig::exempt_ahead_max`]), waits for a place ([`CpDecision::Hold`]),
+    /// while the throttle has counted less than half its window
     /// ([`LossThrottle::window_count`](pfcp_throttle::LossThrottle::window_count)). Clause
     /// 6.2.4.5.1 exempts priority traffic "up to the point where the requested traffic
     /// reduction cannot be achieved without throttling" it; the throttle judges that on the
@@ -228,16 +229,12 @@ pub struct CpConfig {
     /// function passes the throttle during the hold, it is rejected instead
     /// ([`RejectReason::Yielded`]) and the held request goes in its place, so the UP function
     /// receives what the reduction allows and no more; a held request whose reduction ends
-    /// is sent. Once the window is half full its judgement stands and a shed exempt request
-    /// is rejected at once (holding it then only delays a rejection, and releasing a queue
-    /// of them at the end of a storm is a burst the UP function reads as demand). Nor is a
-    /// request held while the exempt share of all the throttle counted since it began is
-    /// more than the reduction leaves (at 10x the capacity the emergency load alone may be):
-    /// then the throttle is right, and a hold only delays the rejection or a success. `pfcp
-    /// sim`, 16 CPs stepping from 0.5x to 5x of one UP function: emergency requests
-    /// throttled at the onset in 30 of 72 seeds without a hold, none with 500 ms
-    /// (`docs/throttle.md`, "Holding priority requests for a place"). `None` (or zero):
-    /// shed them at once. Default 500 ms.
+    /// is sent. Nor is a request held while the exempt share of all the throttle counted
+    /// since it began is more than the reduction leaves. A held request that finds its place
+    /// late is a slow success (with 16 `pfcp cp` at 10x, one CP's own p99 reached 98 ms), so
+    /// holds are off by default: sending ahead does their work at a storm's onset without the
+    /// wait (`docs/throttle.md`, "Sending priority requests ahead"). `None` (or zero): no
+    /// holds. Default `None`.
     pub exempt_hold: Option<Duration>,
     /// Most requests held per UP function; more are shed at once. Default 16.
     pub exempt_hold_max: usize,
