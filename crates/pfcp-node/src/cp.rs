@@ -572,21 +572,8 @@ impl CpOverloadControl {
     /// ahead of it: rejected locally, counted as the Loss throttle's drop.
     fn give_way(&mut self, dest: &Destination, class: RequestClass, now: Instant) -> CpDecision {
         self.throttles.give_way(&dest.node, class);
-        self.stats.rejected += 1;
         self.stats.gave_way += 1;
-        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
-        let reduction = self.overload.reduction(dest.entity, &dest.node, now);
-        tracing::debug!(
-            node = %dest.node,
-            entity = ?dest.entity,
-            priority = class.priority.value(),
-            reduction,
-            "cp: rejected locally, its place given to a priority request sent ahead"
-        );
-        CpDecision::Reject {
-            reason: RejectReason::Yielded(Throttled { reduction, class }),
-            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
-        }
+        self.yielded(dest, class, now, "sent ahead")
     }
 
     /// A request of `class` the throttles admitted to `dest` gives its place to the held
@@ -602,8 +589,20 @@ impl CpOverloadControl {
         self.throttles.swap(&dest.node, held, class);
         self.stats.sent += 1;
         self.stats.held_sent += 1;
-        self.stats.rejected += 1;
         metrics::counter!("pfcp_cp_held_total", "outcome" => "sent").increment(1);
+        self.yielded(dest, class, now, "held")
+    }
+
+    /// The local rejection of a request of `class` whose place went to a priority request
+    /// (`to`: how that one waited).
+    fn yielded(
+        &mut self,
+        dest: &Destination,
+        class: RequestClass,
+        now: Instant,
+        to: &'static str,
+    ) -> CpDecision {
+        self.stats.rejected += 1;
         metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
         let reduction = self.overload.reduction(dest.entity, &dest.node, now);
         tracing::debug!(
@@ -611,7 +610,8 @@ impl CpOverloadControl {
             entity = ?dest.entity,
             priority = class.priority.value(),
             reduction,
-            "cp: rejected locally, its place given to a held priority request"
+            to,
+            "cp: rejected locally, its place given to a priority request"
         );
         CpDecision::Reject {
             reason: RejectReason::Yielded(Throttled { reduction, class }),
