@@ -116,6 +116,15 @@ fn minutes(n: u32) -> Timer {
     Timer::from_duration(n * MIN).unwrap()
 }
 
+/// A whole window of calm low-priority traffic to `dest`: the throttle's long-run share of
+/// exempt traffic is then small (see `exempt_fits`), and the first reduction starts its
+/// window afresh.
+fn calm_history(cp: &mut CpOverloadControl, dest: &Destination, now: Instant) {
+    for i in 0..1000 {
+        assert!(cp.decide(dest, SER, &low(), now, i).is_send());
+    }
+}
+
 /// An accepted Session Establishment Response from `node` with a node-scoped OCI of `metric`.
 fn overload_node(cp: &mut CpOverloadControl, node: &NodeKey, seq: u32, metric: u8, now: Instant) {
     let bytes = message(

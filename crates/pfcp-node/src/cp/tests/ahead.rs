@@ -14,14 +14,6 @@ fn cp_sending_ahead() -> CpOverloadControl {
     .unwrap()
 }
 
-/// A whole window of calm low-priority traffic to `dest`, so that the first reduction starts
-/// the throttle's window afresh.
-fn calm_history(cp: &mut CpOverloadControl, dest: &Destination, now: Instant) {
-    for i in 0..1000 {
-        assert!(cp.decide(dest, SER, &low(), now, i).is_send());
-    }
-}
-
 /// `n` requests to `dest`, two emergency ones in five (40 %): the decisions on the emergency
 /// ones and on the others.
 fn storm(

@@ -16,15 +16,6 @@ fn cp_without_probes() -> CpOverloadControl {
     .unwrap()
 }
 
-/// A whole window of calm low-priority traffic to `dest`: the throttle's long-run share of
-/// exempt traffic is then small, so that the emergency requests a reduction sheds fit it
-/// (see `exempt_fits`), and the first reduction starts its window afresh.
-fn calm_history(cp: &mut CpOverloadControl, dest: &Destination, now: Instant) {
-    for i in 0..1000 {
-        assert!(cp.decide(dest, SER, &low(), now, i).is_send());
-    }
-}
-
 /// Offer emergency establishments to `dest` until one is held; the other decisions.
 fn until_held(
     cp: &mut CpOverloadControl,
