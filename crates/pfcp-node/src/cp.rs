@@ -55,7 +55,9 @@
 //!   **sent ahead** ([`CpConfig::exempt_ahead_max`]): it goes at once, and the next
 //!   lower-priority request to the same UP function that the throttle lets through is
 //!   rejected in its place ([`RejectReason::Yielded`]), so the UP function receives as many
-//!   requests as the reduction allows. With holds on ([`CpConfig::exempt_hold`], off by
+//!   requests as the reduction allows. Not for 2 s after the UP function refused one of this
+//!   CP function's priority requests ([`CpOverloadControl::exempt_refused`]): its priority
+//!   traffic alone does not fit there, and no lower-priority place is left to take. With holds on ([`CpConfig::exempt_hold`], off by
 //!   default) one that cannot go ahead is **held** ([`CpDecision::Hold`]): it takes such a
 //!   place when one comes, or is rejected when the hold ends;
 //!   [`CpOverloadControl::poll_hold`] gives the outcome.
@@ -138,6 +140,7 @@
 //! |---|---|---|
 //! | `pfcp_cp_decisions_total` | `decision` = `send`, `ahead`, `redirect`, `reject`, `hold`, `bypass` | decisions (`ahead`: a shed priority request sent ahead of a lower-priority place, [`CpConfig::exempt_ahead_max`]; `bypass`: not throttled: responses, Heartbeat, Association) |
 //! | `pfcp_cp_held_total` | `outcome` = `sent`, `expired` | what became of held priority requests ([`CpConfig::exempt_hold`]) |
+//! | `pfcp_cp_exempt_refused_total` | | eMPS and emergency requests the UP function refused with cause 74 ([`CpOverloadControl::exempt_refused`]) |
 //! | `pfcp_requests_throttled_total` | `reason` = `loss`, `egress_level`, `egress_rate`, `egress_pending` | refusals by a destination's throttles (primary or alternate) |
 //! | `pfcp_oci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `table_full`, `other` | OCIs received |
 //! | `pfcp_lci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `other` | LCIs received |
@@ -374,6 +377,18 @@ impl CpOverloadControl {
             self.throttles.refresh(&self.overload, &entity, now);
         }
         ResponseOutcome { oci, lci }
+    }
+
+    /// The UP function `node` refused one of this CP function's eMPS or emergency requests at
+    /// `now` (its response carried cause 74, clause 6.2.4.5.1). Its priority traffic then
+    /// does not fit there, and a shed priority request sent ahead would find no place to take
+    /// (the Loss throttle already sheds every lower-priority one): for the next 2 s none is
+    /// sent ahead ([`CpConfig::exempt_ahead_max`]). [`Node`](crate::Node) calls it for the
+    /// requests it sent; a caller driving this pipeline itself calls it on such a response.
+    pub fn exempt_refused(&mut self, node: &NodeKey, now: Instant) {
+        self.stats.exempt_refused += 1;
+        metrics::counter!("pfcp_cp_exempt_refused_total").increment(1);
+        self.throttles.exempt_refused(node, now);
     }
 
     /// Decide for the first transmission of a message of `message_type` towards `dest`, with

@@ -181,6 +181,8 @@ struct Outstanding {
     f_seid: Option<FSeid>,
     /// The session's key and UE in the C.2 state tracker, if it has one.
     tracked: Option<(u64, Option<u64>)>,
+    /// An eMPS or emergency request ([`CpOverloadControl::exempt_refused`] on its refusal).
+    exempt: bool,
 }
 
 /// An association this node set up and keeps up.

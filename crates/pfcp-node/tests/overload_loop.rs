@@ -257,3 +257,41 @@ async fn up_session_reports_pass_the_egress_throttle_towards_the_cp() {
     // once the offered rate reaches the Max EMR. What goes is the burst and the first ticks'.
     assert!((5..=60).contains(&sent), "{sent}");
 }
+
+/// A UP function that refuses every session request with cause 74: the CP pipeline hears the
+/// refusals of its priority requests (clause 6.2.4.5.1), and only those, so that it stops
+/// sending shed ones ahead of places that do not exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cp_hears_when_the_up_refuses_its_priority_requests() {
+    let node = NodeKey::fqdn("upf-refusing");
+    let cfg = endpoint_config(LocalNode::up(node, RecoveryTimeStamp(0xE8F4_A2B0)))
+        .with_transactions(xact());
+    let (up, mut channels) = bind(cfg).await;
+    tokio::spawn(async move {
+        while let Some(req) = channels.incoming.recv().await {
+            let _ = req.reject(Cause::PFCP_ENTITY_IN_CONGESTION).await;
+        }
+    });
+    let cp = start_cp(None).await;
+    cp.associate(up.local_addr()).await.unwrap();
+    let refused = |cp: &Endpoint| {
+        cp.inspect(|n| n.cp().map(|c| c.stats().exempt_refused))
+            .unwrap()
+    };
+    let low = establish(
+        &cp,
+        up.local_addr(),
+        RequestProfile::default().with_arp(&[12]),
+    )
+    .await
+    .unwrap();
+    assert_eq!(low.cause, Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+    assert!(!low.is_local());
+    assert_eq!(refused(&cp), Some(0));
+    let emergency = establish(&cp, up.local_addr(), RequestProfile::emergency())
+        .await
+        .unwrap();
+    assert_eq!(emergency.cause, Some(Cause::PFCP_ENTITY_IN_CONGESTION));
+    assert!(!emergency.is_local());
+    assert_eq!(refused(&cp), Some(1));
+}

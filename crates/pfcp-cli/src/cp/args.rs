@@ -101,7 +101,8 @@ pub struct CpArgs {
     /// go at once, ahead of a lower-priority request the throttle lets through later, which
     /// is then rejected in their place (CpConfig::exempt_ahead_max, clause 6.2.4.5.1: they are
     /// throttled last); only while the throttle's window is short (a storm's first few hundred
-    /// requests), whose estimate of the classes' shares is noisy. 0: none.
+    /// requests), whose estimate of the classes' shares is noisy, and not for 2 s after the UP
+    /// function refused one of them (its priority traffic does not fit). 0: none.
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub exempt_ahead: u32,
     /// How long an emergency or eMPS request the Loss throttle sheds (and that cannot go

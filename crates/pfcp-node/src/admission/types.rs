@@ -92,9 +92,9 @@ pub struct AdmissionConfig {
     /// and they wait no longer than [`AdmissionConfig::max_wait`], while more of them arrived
     /// over the last interval's length than the UP function serves in an interval (checked at
     /// each arrival), unless their arrivals smoothed over intervals are below 0.9 of the
-    /// capacity and their backlog is within twice `max_wait` of work (a cluster the UP
-    /// function clears): their surplus cannot be served, and waiting would delay the rest of
-    /// them. While the oldest of them has waited longer than the others may, the newest is
+    /// capacity, those over the last interval's length at most 1.1 of it, and their backlog
+    /// is within twice `max_wait` of work (a cluster the UP function clears): their surplus
+    /// cannot be served, and waiting would delay the rest of them. While the oldest of them has waited longer than the others may, the newest is
     /// taken up first: a burst is still served in full, and the first moment of a storm,
     /// before the test trips, adds no wait to what is served (`docs/overload-control.md`,
     /// "Bounded wait").

@@ -57,6 +57,10 @@ use super::{CpConfig, CpOverloadControl, Destination, LossMode, RejectReason};
 /// onset at 5x lost emergency requests again (`docs/throttle.md`).
 const AHEAD_Z: f64 = 2.0;
 
+/// How long after the UP function refused one of our eMPS or emergency requests no more are
+/// sent ahead ([`Throttles::send_ahead`]): its priority traffic does not fit there.
+const EXEMPT_REFUSAL_MEMORY: Duration = Duration::from_secs(2);
+
 /// Whether the exempt share of `loss`'s window exceeds what a reduction of `reduction` %
 /// leaves by more than [`AHEAD_Z`] standard errors, counting the window's requests in
 /// clusters of three (an emergency session's establishment, modification and deletion): at
@@ -78,6 +82,8 @@ struct Entry {
     sends: SendRhythm,
     /// Places owed to eMPS and emergency requests sent ahead ([`CpConfig::exempt_ahead_max`]).
     owed: u32,
+    /// When the UP function last refused one of our eMPS or emergency requests.
+    exempt_refused: Option<Instant>,
 }
 
 /// When a request last went to a UP function and the usual gap between two; and the rhythm
@@ -349,7 +355,11 @@ impl Throttles {
         let half = u64::from(self.loss_config.window_requests / 2);
         let entry = self.entry(node, now);
         let loss = entry.throttles.loss();
+        let refused_lately = entry
+            .exempt_refused
+            .is_some_and(|t| now.saturating_duration_since(t) < EXEMPT_REFUSAL_MEMORY);
         if entry.owed >= max
+            || refused_lately
             || loss.window_count() >= half
             || exempt_surely_exceeds(loss, reduction)
             || entry.throttles.send_ahead(class, now, routed).is_err()
@@ -359,6 +369,13 @@ impl Throttles {
         entry.owed += 1;
         entry.sends.sent(now);
         true
+    }
+
+    /// UP function `node` refused one of our eMPS or emergency requests at `now` (cause 74).
+    pub(super) fn exempt_refused(&mut self, node: &NodeKey, now: Instant) {
+        if let Some(e) = self.peers.get_mut(node) {
+            e.exempt_refused = Some(now);
+        }
     }
 
     /// Whether UP function `node` is owed a place by a request sent ahead.
@@ -405,6 +422,7 @@ impl Throttles {
             last_used: now,
             sends: SendRhythm::default(),
             owed: 0,
+            exempt_refused: None,
         });
         entry.last_used = now;
         entry

@@ -422,6 +422,9 @@ pub struct CpStats {
     /// Lower-priority requests rejected in the place of one sent ahead (counted in
     /// [`CpStats::rejected`] too).
     pub gave_way: u64,
+    /// eMPS and emergency requests the UP function refused (cause 74 in its response,
+    /// reported through [`CpOverloadControl::exempt_refused`](crate::cp::CpOverloadControl::exempt_refused)).
+    pub exempt_refused: u64,
     /// Messages not subject to throttling (responses, Heartbeat, Association).
     pub bypassed: u64,
     /// OCIs applied.

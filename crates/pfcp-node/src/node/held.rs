@@ -47,7 +47,7 @@ impl Node {
                         tracked,
                     } = held;
                     if let Err(e) =
-                        self.transmit_app(id, peer, header, &ies, Some(dest), tracked, now)
+                        self.transmit_app(id, peer, header, &ies, Some(dest), tracked, true, now)
                     {
                         self.events
                             .push_back(NodeEvent::Outcome { id, result: Err(e) });

@@ -75,6 +75,7 @@ impl Node {
             return Ok(id);
         }
         let mut tracked = None;
+        let mut exempt = false;
         let decision = if self.cp.is_some() {
             let entity = profile.entity.or_else(|| {
                 header
@@ -91,6 +92,9 @@ impl Node {
             tracked = session.map(|s| (s, profile.ue));
             let draw = self.draw();
             self.cp.as_mut().map(|cp| {
+                // Kept with the transaction: the UP function refusing a priority request
+                // tells the pipeline that its priority traffic does not fit there.
+                exempt = cp.classify(message_type, &ctx).class.exempt;
                 if profile.redirectable {
                     cp.decide_redirectable(&d, message_type, &ctx, now, draw)
                 } else {
@@ -164,7 +168,7 @@ impl Node {
             }
             dest = Some(to);
         }
-        self.transmit_app(id, peer, header, ies, dest, tracked, now)
+        self.transmit_app(id, peer, header, ies, dest, tracked, exempt, now)
     }
 
     /// Send an application request the CP pipeline let through (or that needs no decision):
@@ -178,6 +182,7 @@ impl Node {
         ies: &[u8],
         dest: Option<Destination>,
         tracked: Option<(u64, Option<u64>)>,
+        exempt: bool,
         now: Instant,
     ) -> Result<RequestId, RequestError> {
         let message_type = header.message_type;
@@ -228,6 +233,7 @@ impl Node {
                         report,
                         f_seid,
                         tracked,
+                        exempt,
                     },
                 );
                 Ok(id)
@@ -300,6 +306,7 @@ impl Node {
                 report: false,
                 f_seid: None,
                 tracked: None,
+                exempt: false,
             },
         );
         Ok(tx)
@@ -328,6 +335,7 @@ impl Node {
                 report: false,
                 f_seid: None,
                 tracked: None,
+                exempt: false,
             },
         );
         Ok(tx)
@@ -391,6 +399,11 @@ impl Node {
             cp.transaction_ended(dest);
         }
         let cause = msg.cause().ok().flatten();
+        if o.exempt && cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION) {
+            if let (Some(cp), Some(dest)) = (self.cp.as_mut(), o.dest.as_ref()) {
+                cp.exempt_refused(&dest.node, now);
+            }
+        }
         let accepted = cause.and_then(Cause::is_acceptance) == Some(true);
         if accepted {
             self.record_sent_session(&o, peer, msg);

@@ -189,3 +189,16 @@ fn priority_0_above_the_capacity_on_average_is_held_to_the_others_bound() {
     assert!((700..=1000).contains(&expired), "{expired}");
     assert!(waited <= 16 * MS, "{waited:?}");
 }
+
+/// The first moment of a storm from idle (priority 0 at 1.2 per ms) is no cluster, though
+/// its smoothed arrivals still lag from before and its backlog is short (20 requests at
+/// 100 ms): once more than 1.1 of the capacity has come within an interval's length, what
+/// would wait beyond the others' bound is refused. Taken for a cluster, its backlog was served
+/// newest first, and in `pfcp sim` at 10x the oldest 50-120 ms late (stop 30).
+#[test]
+fn a_storm_s_first_moment_above_the_capacity_is_no_cluster() {
+    let (mut up, mut r) = TopRun::at_1000_per_sec();
+    let (expired, waited) = r.run(&mut up, 0, 140, 1.2, 0);
+    assert!(expired > 0, "the backlog's oldest are refused");
+    assert!(waited <= 16 * MS, "{waited:?}");
+}

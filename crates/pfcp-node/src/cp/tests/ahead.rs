@@ -150,3 +150,41 @@ fn the_places_owed_are_forgiven_when_the_reduction_ends_or_the_peer_is_reset() {
         assert_eq!(cp.stats().gave_way, 0);
     }
 }
+
+/// Once the UP function has refused one of this CP's priority requests (cause 74), its
+/// priority traffic does not fit there: for 2 s no shed one goes ahead, and then they do
+/// again.
+#[test]
+fn after_the_up_function_refused_a_priority_request_none_goes_ahead_for_two_seconds() {
+    let now = base() + Duration::from_secs(5);
+    let dest = Destination::node(upf(1));
+    let mut sent_ahead = Vec::new();
+    for refused_ago in [
+        None,
+        Some(Duration::from_millis(1_990)),
+        Some(Duration::from_secs(2)),
+    ] {
+        let mut cp = cp_sending_ahead();
+        calm_history(&mut cp, &dest, now);
+        if let Some(ago) = refused_ago {
+            cp.exempt_refused(&upf(1), now - ago);
+            assert_eq!(cp.stats().exempt_refused, 1);
+        }
+        overload_node(&mut cp, &upf(1), 1, 70, now);
+        let (exempt, _) = storm(&mut cp, &dest, 200, now);
+        if cp.stats().sent_ahead == 0 {
+            // What would have gone ahead is rejected, as the throttle decided.
+            assert!(exempt.iter().any(|d| matches!(
+                d,
+                CpDecision::Reject {
+                    reason: RejectReason::Loss(_),
+                    ..
+                }
+            )));
+        }
+        sent_ahead.push(cp.stats().sent_ahead);
+    }
+    assert!(sent_ahead[0] > 0, "{sent_ahead:?}");
+    assert_eq!(sent_ahead[1], 0, "{sent_ahead:?}");
+    assert_eq!(sent_ahead[2], sent_ahead[0], "{sent_ahead:?}");
+}
