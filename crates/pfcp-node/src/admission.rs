@@ -198,10 +198,12 @@ const MAX_CATCH_UP: u32 = 64;
 mod overflow;
 mod rejection;
 mod report;
+mod top;
 mod types;
 mod window;
 use overflow::Overflow;
 use rejection::node_id_of;
+use top::TopPriority;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
     WhenFull,
@@ -228,18 +230,8 @@ pub struct UpAdmission {
     interval_end: Instant,
     arrived: u64,
     served: u64,
-    /// Priority-0 requests offered in the current interval.
-    top_arrived: u64,
-    /// Priority-0 requests offered in the last closed interval.
-    top_previous: f64,
-    /// More priority-0 requests were offered over the last interval's length (the current
-    /// interval's and a pro-rata share of the previous one's) than the UP function serves in
-    /// an interval: no burst it clears within one, so they wait no longer than the others.
-    top_overloaded: bool,
-    /// Priority-0 requests per interval, smoothed over intervals (weight [`TOP_SMOOTHING`]).
-    top_smoothed: f64,
-    /// Priority-0 requests over the last interval's length, as counted at the last arrival of one.
-    top_window: f64,
+    /// Priority 0's arrivals, and whether its load fits.
+    top: TopPriority,
     utilisation: Option<f64>,
     manual_load: bool,
     /// Arrivals over the last half interval, in which the end of an overload shows first.
@@ -257,28 +249,6 @@ const MIN_WAIT_SERVICES: u32 = 4;
 /// service times refused (emergency success 0.989 at 2x in `pfcp sim`'s small scenario, 1.000
 /// with 8).
 const TOP_MIN_WAIT_SERVICES: u32 = 8;
-/// A backlog of priority 0 within this many times the others' wait bound of work (30
-/// requests at 1000/s and 15 ms) is a cluster, while its smoothed arrivals fit. The window
-/// test alone tripped at 0.65 of the capacity when 16 CP functions' emergency sessions came
-/// in a cluster (200 in 200 ms) and refused requests that waited 15.2 ms behind 15 others, a
-/// backlog the UP function clears in 15 ms (`docs/overload-control.md`, "Priority 0, and CPs
-/// that drew the same classes").
-const TOP_SURPLUS_BOUNDS: u32 = 2;
-/// Priority 0's backlog is taken for a cluster only while its smoothed arrivals are below this
-/// share of the capacity: at 10x they hover at the capacity, and there the window alone
-/// decides (a backlog kept at the mark would serve its oldest late).
-const TOP_RELEASE: f64 = 0.9;
-/// Priority 0's backlog is taken for a cluster only while its arrivals over the last
-/// interval's length are at most this share of the capacity. A cluster the UP function clears
-/// came in at about the capacity (108 and 92 in two intervals, stop 23); the first moment of a
-/// storm at 10x comes in above it while the smoothed arrivals still lag from before, and taken
-/// for a cluster its backlog was served newest first, the oldest 50-120 ms late (stop 30).
-/// 1.05 lost emergency requests at a storm's onset at 5x in `pfcp sim`; 1.2 left the onsets at
-/// 10x as before (`docs/overload-control.md`).
-const TOP_CLUSTER_PEAK: f64 = 1.1;
-/// Weight of the newest interval in priority 0's smoothed arrivals.
-const TOP_SMOOTHING: f64 = 0.25;
-
 impl UpAdmission {
     /// An empty admission whose first control interval starts at `now`.
     pub fn new(config: AdmissionConfig, now: Instant) -> Result<Self, AdmissionConfigError> {
@@ -335,11 +305,7 @@ impl UpAdmission {
             interval_end: now.checked_add(interval).unwrap_or(now),
             arrived: 0,
             served: 0,
-            top_arrived: 0,
-            top_previous: 0.0,
-            top_overloaded: false,
-            top_smoothed: 0.0,
-            top_window: 0.0,
+            top: TopPriority::default(),
             utilisation: None,
             manual_load: false,
             window: FallWindow::new(interval, now),
@@ -430,15 +396,12 @@ impl UpAdmission {
         if request.priority == MessagePriority::HIGHEST {
             // Priority 0 is the classifier's level for eMPS and emergency (exempt) requests.
             self.reporter.record_exempt();
-            self.top_arrived += 1;
-            let left = self
-                .interval_end
-                .saturating_duration_since(now)
-                .as_secs_f64()
-                / self.interval.as_secs_f64().max(1e-9);
-            let window = self.top_arrived as f64 + self.top_previous * left.min(1.0);
-            self.top_overloaded = self.reporter.capacity().is_some_and(|c| window > c);
-            self.top_window = window;
+            self.top.arrival(
+                now,
+                self.interval_end,
+                self.interval,
+                self.reporter.capacity(),
+            );
         }
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {
@@ -617,16 +580,16 @@ impl UpAdmission {
         })
     }
 
-    /// How long a request of message priority `p` may wait: its configured limit (priority 0
-    /// the others' while its own load does not fit: its surplus then cannot be served, and
-    /// waiting would only delay the rest of it), but at least [`MIN_WAIT_SERVICES`] service
-    /// times (a limit shorter than that would refuse nearly everything that has to queue at
-    /// all), [`TOP_MIN_WAIT_SERVICES`] for priority 0 while its load fits.
     /// The queue-depth gauge follows every change of `len`: arrival, service, expiry.
     fn publish_depth(&self) {
         metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
     }
 
+    /// How long a request of message priority `p` may wait: its configured limit (priority 0
+    /// the others' while its own load does not fit: its surplus then cannot be served, and
+    /// waiting would only delay the rest of it), but at least [`MIN_WAIT_SERVICES`] service
+    /// times (a limit shorter than that would refuse nearly everything that has to queue at
+    /// all), [`TOP_MIN_WAIT_SERVICES`] for priority 0 while its load fits.
     fn wait_limit(&self, p: usize) -> Option<Duration> {
         let (limit, services) = if p == 0 && !self.top_surplus() {
             (self.config.top_priority_max_wait, TOP_MIN_WAIT_SERVICES)
@@ -642,28 +605,14 @@ impl UpAdmission {
     }
 
     /// Whether priority 0 holds a surplus the UP function cannot serve, so that it waits no
-    /// longer than the others: the window says its load does not fit, unless its smoothed
-    /// arrivals are below [`TOP_RELEASE`] of the capacity, the window's at most
-    /// [`TOP_CLUSTER_PEAK`] of it, and its backlog is within [`TOP_SURPLUS_BOUNDS`] times the
-    /// others' bound of work. That is a cluster, which the UP function clears.
+    /// longer than the others ([`TopPriority::surplus`]).
     fn top_surplus(&self) -> bool {
-        if !self.top_overloaded {
-            return false;
-        }
-        let (Some(step), Some(bound), Some(capacity)) = (
+        self.top.surplus(
+            self.queues.first().map_or(0, VecDeque::len),
             self.service_step,
             self.wait_limit(PRIORITIES - 1),
             self.reporter.capacity(),
-        ) else {
-            return true;
-        };
-        let backlog = self.queues.first().map_or(0, VecDeque::len) as f64;
-        let short =
-            backlog * step.as_secs_f64() <= f64::from(TOP_SURPLUS_BOUNDS) * bound.as_secs_f64();
-        let cluster = short
-            && self.top_smoothed < TOP_RELEASE * capacity
-            && self.top_window <= TOP_CLUSTER_PEAK * capacity;
-        !cluster
+        )
     }
 
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {

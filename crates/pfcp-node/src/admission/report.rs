@@ -7,7 +7,7 @@ use pfcp_overload::{Measurement, WindowMeasurement};
 use pfcp_wire::ie::{CpFunctionFeatures, LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::{Cause, MessageType};
 
-use super::{FallWindow, PeerKey, UpAdmission, MAX_CATCH_UP, TOP_SMOOTHING};
+use super::{FallWindow, PeerKey, UpAdmission, MAX_CATCH_UP};
 
 impl UpAdmission {
     /// Record the CP Function Features a CP function advertised in its association (Setup or
@@ -181,11 +181,7 @@ impl UpAdmission {
         };
         self.arrived = 0;
         self.served = 0;
-        let top = std::mem::take(&mut self.top_arrived) as f64;
-        // The window of priority 0's arrivals starts again with the interval just closed.
-        self.top_previous = top;
-        self.top_overloaded = self.reporter.capacity().is_some_and(|c| top > c);
-        self.top_smoothed += TOP_SMOOTHING * (top - self.top_smoothed);
+        self.top.close_interval(self.reporter.capacity());
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
             tracing::info!(
