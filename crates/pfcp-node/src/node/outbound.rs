@@ -92,14 +92,17 @@ impl Node {
             tracked = session.map(|s| (s, profile.ue));
             let draw = self.draw();
             self.cp.as_mut().map(|cp| {
-                // Kept with the transaction: the UP function refusing a priority request
-                // tells the pipeline that its priority traffic does not fit there.
-                exempt = cp.classify(message_type, &ctx).class.exempt;
-                if profile.redirectable {
+                let decision = if profile.redirectable {
                     cp.decide_redirectable(&d, message_type, &ctx, now, draw)
                 } else {
                     cp.decide(&d, message_type, &ctx, now, draw)
+                };
+                // Kept with the transaction of a request that goes: the UP function refusing
+                // a priority request tells the pipeline its priority traffic does not fit.
+                if !matches!(decision, CpDecision::Reject { .. }) {
+                    exempt = cp.classify(message_type, &ctx).class.exempt;
                 }
+                decision
             })
         } else {
             None
