@@ -99,9 +99,15 @@ pub struct UpArgs {
     #[arg(long, default_value_t = AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT.as_millis() as u64, value_name = "MS")]
     pub priority_max_wait_ms: u64,
     /// Arrivals the Overload Reduction Metric steers to, as a share of --capacity (0 to 2):
-    /// above 1, the bounded queue is never starved and sheds the surplus.
+    /// above 1, the bounded queue is never starved and sheds the surplus. Each overload
+    /// starts from it; the UP then sizes the surplus to how bursty the arrivals are (1 to
+    /// 1.5), unless --fixed-target-load.
     #[arg(long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
     pub target_load: f64,
+    /// Keep --target-load through an overload instead of sizing the surplus to the
+    /// burstiness of the arrivals.
+    #[arg(long)]
+    pub fixed_target_load: bool,
     /// Tell every CP function the same, rounded, Overload Reduction Metric instead of
     /// dithering it across them (by default each is told one of the two whole metrics around
     /// the law's share, so that together they admit that share).
@@ -244,6 +250,7 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .with_service_rate(Some(args.capacity))
         .with_queue_capacity(args.queue)
         .with_rejection_cost(args.rejection_cost)
+        .with_adapt_target_load(!args.fixed_target_load)
         .with_max_wait((args.max_wait_ms > 0).then(|| Duration::from_millis(args.max_wait_ms)))
         .with_top_priority_max_wait(
             (args.priority_max_wait_ms > 0)
@@ -304,12 +311,13 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {}", args.listen, io_error_text(&e)))?;
     let addr = endpoint.local_addr();
     eprintln!(
-        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {} (priority 0: {}), target load {}{}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
+        "pfcp up: listening on {addr} (Node ID {node}, capacity {}/s, queue {}, max wait {} (priority 0: {}), target load {}{}{}, refusal cost {}, {} OCIs valid {} s, socket buffers {}, Recovery Time Stamp {})",
         args.capacity,
         args.queue,
         wait_text(args.max_wait_ms),
         wait_text(args.priority_max_wait_ms),
         args.target_load,
+        if args.fixed_target_load { " fixed" } else { " (sized to the arrivals' burstiness)" },
         if args.no_dither { ", one metric for all" } else { "" },
         args.rejection_cost,
         if args.entity_scoped {

@@ -198,11 +198,13 @@ const MAX_CATCH_UP: u32 = 64;
 mod overflow;
 mod rejection;
 mod report;
+mod surplus;
 mod top;
 mod types;
 mod window;
 use overflow::Overflow;
 use rejection::node_id_of;
+use surplus::Surplus;
 use top::TopPriority;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
@@ -230,6 +232,8 @@ pub struct UpAdmission {
     interval_end: Instant,
     arrived: u64,
     served: u64,
+    /// How bursty the arrivals are, and the target load that gives.
+    surplus: Surplus,
     /// Priority 0's arrivals, and whether its load fits.
     top: TopPriority,
     utilisation: Option<f64>,
@@ -305,6 +309,7 @@ impl UpAdmission {
             interval_end: now.checked_add(interval).unwrap_or(now),
             arrived: 0,
             served: 0,
+            surplus: Surplus::new(interval, now),
             top: TopPriority::default(),
             utilisation: None,
             manual_load: false,
@@ -389,6 +394,7 @@ impl UpAdmission {
             return Admit::Bypass(request);
         }
         self.arrived += 1;
+        self.surplus.record(now);
         self.stats.offered += 1;
         self.reporter.record_arrival(&request.peer_key());
         self.window

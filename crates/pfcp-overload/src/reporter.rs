@@ -160,6 +160,8 @@ pub struct OverloadReporter<P> {
     recorded: u64,
     /// Arrivals of priority (eMPS, emergency) requests since the last interval.
     exempt: u64,
+    /// The target load in force ([`OverloadReporter::set_target_load`]).
+    target_load: f64,
 }
 
 impl<P: Hash + Eq + Clone> OverloadReporter<P> {
@@ -171,6 +173,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         };
         OverloadReporter {
             capacity_est: config.capacity,
+            target_load: config.target_load,
             config,
             published: 0,
             seq,
@@ -289,6 +292,23 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
     }
 
+    /// The arrivals the metric steers to, as a share of the capacity:
+    /// [`ReporterConfig::target_load`] unless [`OverloadReporter::set_target_load`] changed it.
+    pub fn target_load(&self) -> f64 {
+        self.target_load
+    }
+
+    /// Steer to `target_load` (a share of the capacity, in `(0, 2]` as
+    /// [`ReporterConfig::target_load`]) from the next measurement on; a value outside that
+    /// range is ignored. For a UP function whose queue bounds every wait and that sizes the
+    /// surplus it needs to how bursty its arrivals are (`pfcp-node`'s admission does; see
+    /// `docs/overload-control.md`, "The surplus follows the burstiness of the arrivals").
+    pub fn set_target_load(&mut self, target_load: f64) {
+        if target_load > 0.0 && target_load <= 2.0 {
+            self.target_load = target_load;
+        }
+    }
+
     /// Feed one interval's measurement; returns the newly published metric if it changed.
     pub fn handle_measurement(&mut self, m: &Measurement, now: Instant) -> Option<u8> {
         // The metric in force at the CPs during the interval just measured (FeedForward).
@@ -351,8 +371,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         };
         let demand = m.arrived as f64 / admitted_share(applied);
         let excess = (m.backlog as f64 - self.config.backlog_target).max(0.0);
-        let target =
-            capacity * self.config.target_load - excess / self.config.drain_intervals.max(1.0);
+        let target = capacity * self.target_load - excess / self.config.drain_intervals.max(1.0);
         if demand <= 0.0 || target >= demand {
             return 0;
         }

@@ -173,6 +173,26 @@ impl UpAdmission {
         }
     }
 
+    /// With [`AdmissionConfig::adapt_target_load`](crate::admission::AdmissionConfig::adapt_target_load), size the reporter's target to the
+    /// burstiness of this interval's arrivals (`admission/surplus.rs`).
+    fn size_surplus(&mut self, end: Instant) {
+        let configured = self.config.reporter.target_load;
+        let overloaded = self.reporter.metric() > 0;
+        // The wait bound in service times: the queue the surplus keeps fed.
+        let bound = match (self.config.max_wait, self.reporter.config().capacity) {
+            (Some(wait), Some(capacity)) => {
+                capacity * wait.as_secs_f64() / self.interval.as_secs_f64()
+            }
+            _ => 0.0,
+        };
+        let target = self
+            .surplus
+            .close_interval(end, overloaded, configured, bound);
+        if let (Some(target), true) = (target, self.config.adapt_target_load) {
+            self.reporter.set_target_load(target);
+        }
+    }
+
     fn close_interval(&mut self, end: Instant) {
         let m = Measurement {
             arrived: self.arrived,
@@ -181,6 +201,7 @@ impl UpAdmission {
         };
         self.arrived = 0;
         self.served = 0;
+        self.size_surplus(end);
         self.top.close_interval(self.reporter.capacity());
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));

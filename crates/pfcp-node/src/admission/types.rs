@@ -125,6 +125,16 @@ pub struct AdmissionConfig {
     /// Timer encodes. Short, because the estimate only bridges until the first measured
     /// metric, and a one-off burst must not throttle the CP functions for long.
     pub overflow_oci_validity: Duration,
+    /// Size the reporter's target load to how bursty the arrivals are, while overloaded:
+    /// from the configured target (1.2 by default) at the start of an overload episode, to
+    /// `1 / (1 - 8.6 c² / 2K)` within 1 to 1.5, where `c²` is the arrivals' index of
+    /// dispersion over tenths of a control interval and `K` the wait bound in service times;
+    /// back to the configured target when the episode ends. Smooth arrivals (one CP function
+    /// behind a throttle) keep the queue fed with a smaller surplus than the bursts of many,
+    /// and each request of surplus is refused at a cost. Only with `max_wait`, a known
+    /// capacity and a configured target above 1. Default true (`docs/overload-control.md`,
+    /// "The surplus follows the burstiness of the arrivals").
+    pub adapt_target_load: bool,
 }
 
 impl AdmissionConfig {
@@ -165,7 +175,14 @@ impl AdmissionConfig {
             rejection_cost: 0.0,
             when_full: WhenFull::Reject,
             overflow_oci_validity: Duration::from_secs(2),
+            adapt_target_load: true,
         }
+    }
+    /// With `adapt_target_load` set (see the field).
+    #[must_use]
+    pub fn with_adapt_target_load(mut self, adapt: bool) -> Self {
+        self.adapt_target_load = adapt;
+        self
     }
     /// With `rejection_cost` set (see the field).
     #[must_use]

@@ -136,8 +136,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let arrived = m.arrived as f64;
         let now_exempt = std::mem::take(&mut self.exempt) as f64;
         // A target above the capacity leaves a surplus for a queue that bounds every wait to
-        // shed, the lowest priorities first (see `ReporterConfig::target_load`).
-        let full = capacity * self.config.target_load;
+        // shed, the lowest priorities first (see `ReporterConfig::target_load`; the UP function may
+        // size it, `set_target_load`).
+        let full = capacity * self.target_load;
         // The drain never takes more than half the capacity: a backlog is worth some latency,
         // not a cut so deep that priority traffic, exempt only while the rest can make up the
         // reduction (6.2.4.5.1), is throttled to drain it.
@@ -237,7 +238,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         if !(w.intervals > 0.0 && w.intervals <= 1.0) {
             return None;
         }
-        let target = capacity * self.config.target_load * w.intervals;
+        let target = capacity * self.target_load * w.intervals;
         let arrived = w.arrived as f64;
         let exempt = w.exempt.min(w.arrived) as f64;
         let share = (1.0 - self.fine / 100.0).max(admitted_share(99));

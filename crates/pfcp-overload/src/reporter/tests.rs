@@ -556,3 +556,30 @@ fn an_open_reporter_raises_on_arrivals_not_on_a_demand_inflated_by_an_older_metr
     let above = run(12, 90, 0);
     assert!((47..=50).contains(&above), "{above}");
 }
+
+#[test]
+fn a_target_load_set_while_running_steers_the_next_measurement() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    assert_eq!(r.target_load(), 1.0);
+    // Out of range: ignored.
+    r.set_target_load(0.0);
+    r.set_target_load(2.5);
+    r.set_target_load(f64::NAN);
+    assert_eq!(r.target_load(), 1.0);
+    r.set_target_load(1.2);
+    assert_eq!(r.target_load(), 1.2);
+    // Demand 4x a capacity of 100, steered to 120: 100 x (1 - 120/400) = 70.
+    assert_eq!(r.handle_measurement(&overloaded(400), now), Some(70));
+    // The adaptive law on the same demand: 1.0 gives 75, 1.2 gives 70.
+    let adaptive = |target: f64| {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            ..ReporterConfig::default()
+        });
+        r.set_target_load(target);
+        r.handle_measurement(&overloaded(400), now)
+    };
+    assert_eq!(adaptive(1.0), Some(75));
+    assert_eq!(adaptive(1.2), Some(70));
+}
