@@ -210,7 +210,9 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// with no more queued than
     /// [`ReporterConfig::backlog_target`](super::ReporterConfig::backlog_target) and arrivals
     /// below half the target, the reporter rebuilds the demand under the metric in force
-    /// (exempt requests at face value) and publishes at once
+    /// (exempt requests at face value; at least what the exempt requests show, scaled by
+    /// their share of the demand over the last intervals, less two standard deviations of
+    /// their count) and publishes at once
     /// the metric that brings it to the target: 0 if it fits (the overload ends), the share
     /// the non-exempt part needs otherwise (a fall from 10x to 4x lowers 90 % to 76 %), rather
     /// than at the interval's end. Returns the metric if it published one. Only
@@ -242,7 +244,17 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let arrived = w.arrived as f64;
         let exempt = w.exempt.min(w.arrived) as f64;
         let share = (1.0 - self.fine / 100.0).max(admitted_share(99));
-        let demand = exempt + (arrived - exempt) / share;
+        // Priority requests scaled by their share of the demand: when the throttles' boundary
+        // lies in the priority class, the few other requests they let through say nothing of
+        // the demand, and a dip of priority requests alone (the follow-ups of sessions refused
+        // in a storm's first moment) is no fall of the rest. Their count less two standard
+        // deviations (Poisson), so that a window's one or two say nothing either.
+        let by_exempt = if self.law.exempt > 0.0 && self.law.demand > 0.0 {
+            (exempt - 2.0 * exempt.sqrt()).max(0.0) * self.law.demand / self.law.exempt
+        } else {
+            0.0
+        };
+        let demand = (exempt + (arrived - exempt) / share).max(by_exempt);
         if arrived >= DEMAND_FELL * target {
             return None;
         }

@@ -583,3 +583,52 @@ fn a_target_load_set_while_running_steers_the_next_measurement() {
     assert_eq!(adaptive(1.0), Some(75));
     assert_eq!(adaptive(1.2), Some(70));
 }
+
+/// A window in which the priority requests are most of what arrived under a deep cut says
+/// nothing of the others' demand: their count, scaled by their share of the demand (less two
+/// standard deviations), keeps the metric from opening on a dip of the others alone. A fall of
+/// both still opens.
+#[test]
+fn a_window_of_mostly_priority_requests_is_no_fall_of_the_rest() {
+    let now = crate::test_now();
+    let reporter = || {
+        let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
+            capacity: Some(100.0),
+            dither: false,
+            ..ReporterConfig::default()
+        });
+        // 1000 a interval, 10 of them priority requests; then at the cut, 97 arriving.
+        for (arrived, exempt) in [(1000, 10), (97, 10), (97, 10), (97, 10), (97, 10), (97, 10)] {
+            for _ in 0..exempt {
+                r.record_exempt();
+            }
+            r.handle_measurement(&overloaded(arrived), now);
+        }
+        assert_eq!(r.metric(), 90);
+        r
+    };
+    let window = |arrived, exempt| WindowMeasurement {
+        arrived,
+        exempt,
+        backlog: 0,
+        intervals: 0.5,
+    };
+    // 20 arrive, 18 of them priority requests: 18 less 2 x 4.2 is 9.5 of the demand's 1 %,
+    // about 900 of it; the others' 2 are the throttles' boundary, not a fall.
+    let mut r = reporter();
+    assert_eq!(r.handle_window(&window(20, 18), now), None);
+    assert_eq!(r.metric(), 90);
+    // Without the priority requests' share known (none recorded), the same window opens.
+    let mut blind = at_90(
+        ReporterConfig {
+            capacity: Some(100.0),
+            dither: false,
+            ..ReporterConfig::default()
+        },
+        now,
+    );
+    assert_eq!(blind.handle_window(&window(20, 18), now), Some(0));
+    // Both fell: 4 arrive, 2 of them priority requests (less than two deviations): it opens.
+    let mut r = reporter();
+    assert_eq!(r.handle_window(&window(4, 2), now), Some(0));
+}
