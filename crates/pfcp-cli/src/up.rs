@@ -361,6 +361,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut last = Snapshot::take(&meter, &counts, &endpoint);
     let mut max_metric = 0u64;
+    // The target load at the last status line of an overload (an overload's end resets it).
+    let mut overloaded_target: Option<f64> = None;
     let mut series = series::Series::default();
     let period = Duration::from_millis(args.series_ms.max(1));
     let mut series_ticks = (args.json && args.series_ms > 0).then(|| {
@@ -382,6 +384,9 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                 let snap = Snapshot::take(&meter, &counts, &endpoint);
                 let secs = now().duration_since(start).as_secs();
                 max_metric = max_metric.max(snap.overload.round() as u64);
+                if snap.overload > 0.0 {
+                    overloaded_target = Some(snap.target_load);
+                }
                 let mut line = snap.status_line(&last, secs);
                 if reporting {
                     let t = report_counts.totals();
@@ -464,6 +469,11 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             "kernel_drops": snap.kernel_drops,
             "guard_drops": snap.guard_drops,
             "max_overload_metric": max_metric,
+            "target_load": {
+                "configured": args.target_load,
+                "sized": !args.fixed_target_load,
+                "last_overloaded": overloaded_target.map(|t| (t * 1000.0).round() / 1000.0),
+            },
             "socket_buffers": {
                 "recv": endpoint.socket_buffers().recv,
                 "send": endpoint.socket_buffers().send,

@@ -588,6 +588,15 @@ fn up_series_adds_up_to_the_summary() {
         metric.is_some_and(|m| m > 0 && m <= n(&s, "/max_overload_metric")),
         "{metric:?}: {s}"
     );
+    // The target load: the default 1.2, sized to the arrivals; where a status line saw the
+    // overload, what it was then lies within the sizing's range.
+    assert_eq!(s["target_load"]["configured"].as_f64(), Some(1.2), "{s}");
+    assert_eq!(s["target_load"]["sized"].as_bool(), Some(true), "{s}");
+    let last = &s["target_load"]["last_overloaded"];
+    assert!(
+        last.is_null() || last.as_f64().is_some_and(|t| (1.0..=1.5).contains(&t)),
+        "{s}"
+    );
     // The CP stopped more than a second before the UP: its queue is empty at the end, also
     // when the last requests in it expired rather than being served.
     assert_eq!(series.last().map(|p| n(p, "/queue")), Some(0), "{s}");

@@ -17,6 +17,8 @@ pub(super) struct Snapshot {
     pub(super) overload: f64,
     pub(super) load: f64,
     pub(super) queue: f64,
+    /// The target load the reporter steers to (sized to the arrivals while overloaded).
+    pub(super) target_load: f64,
     pub(super) kernel_drops: Option<u64>,
     pub(super) guard_drops: u64,
 }
@@ -38,18 +40,25 @@ impl Snapshot {
             overload: meter.gauge("pfcp_overload_metric_published").unwrap_or(0.0),
             load: meter.gauge("pfcp_load_metric_published").unwrap_or(0.0),
             queue: meter.gauge("pfcp_admission_queue_depth").unwrap_or(0.0),
+            target_load: endpoint
+                .inspect(|n| n.admission().map(|a| a.reporter().target_load()))
+                .ok()
+                .flatten()
+                .unwrap_or(0.0),
         }
     }
 
     pub(super) fn status_line(&self, last: &Snapshot, secs: u64) -> String {
         format!(
             "[{secs:>4}s] served {:>6}/s (total {}) | rejected cause 74 {:>6}/s (total {}) | \
-             overload metric {:>3}% | load {:>3}% | queue {} | dropped: kernel {}, guard {}",
+             overload metric {:>3}% (target load {:.2}) | load {:>3}% | queue {} | dropped: \
+             kernel {}, guard {}",
             self.served.saturating_sub(last.served),
             self.served,
             self.rejected_74.saturating_sub(last.rejected_74),
             self.rejected_74,
             self.overload.round(),
+            self.target_load,
             self.load.round(),
             self.queue.round(),
             self.kernel_drops.map_or("?".into(), |d| d.to_string()),
