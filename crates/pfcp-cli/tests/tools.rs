@@ -588,6 +588,8 @@ fn up_series_adds_up_to_the_summary() {
         metric.is_some_and(|m| m > 0 && m <= n(&s, "/max_overload_metric")),
         "{metric:?}: {s}"
     );
+    // The control interval of the OCIs: the default.
+    assert_eq!(s["interval_ms"].as_u64(), Some(200), "{s}");
     // The target load: the default 1.2, sized to the arrivals; where a status line saw the
     // overload, what it was then lies within the sizing's range.
     assert_eq!(s["target_load"]["configured"].as_f64(), Some(1.2), "{s}");

@@ -52,7 +52,7 @@
 //!
 //! ## Measurement and reporting
 //!
-//! Every control interval ([`ReporterConfig::interval`](pfcp_overload::ReporterConfig::interval), default 100 ms) the requests that
+//! Every control interval ([`ReporterConfig::interval`](pfcp_overload::ReporterConfig::interval), default 200 ms) the requests that
 //! *arrived* (offered to admission, refused ones included), were *served*, and the *backlog*
 //! left in the queue are fed to an [`OverloadReporter`] (the Overload Reduction Metric), and
 //! the utilisation (served over the capacity of one interval, smoothed) to a
@@ -402,12 +402,8 @@ impl UpAdmission {
         if request.priority == MessagePriority::HIGHEST {
             // Priority 0 is the classifier's level for eMPS and emergency (exempt) requests.
             self.reporter.record_exempt();
-            self.top.arrival(
-                now,
-                self.interval_end,
-                self.interval,
-                self.reporter.capacity(),
-            );
+            self.top
+                .arrival(now, self.interval, self.reporter.capacity());
         }
         let priority = request.priority;
         let admit = if self.len < self.config.queue_capacity {

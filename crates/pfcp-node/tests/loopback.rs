@@ -254,14 +254,16 @@ async fn handler_answers_carry_the_oci_under_admission_overload() {
     };
     // 20 requests/s, 4 waiting at most: a burst of 40 overloads it at once. (The service
     // model lets the first few through at once, before anything is refused and the metric
-    // rises; those are answered without an OCI.)
+    // rises; those are answered without an OCI. The queue drains within 200 ms, so the
+    // interval is 100 ms: the metric comes before the last answers.)
     let admission = AdmissionConfig::new(NodeKey::fqdn("upf1.example.net"))
         .with_service_rate(Some(20.0))
         .with_queue_capacity(4)
         .with_reporter(
             ReporterConfig::default()
                 .with_node_scoped(true)
-                .with_inclusion(InclusionPolicy::EveryMessage),
+                .with_inclusion(InclusionPolicy::EveryMessage)
+                .with_interval(Duration::from_millis(100)),
         );
     let cfg = config(up_node()).with_admission(admission);
     let (up, _ch) = bind_with_handler(cfg, handler).await;

@@ -58,7 +58,7 @@
 //! use pfcp_overload::{Measurement, OverloadReporter, ReporterConfig};
 //! use pfcp_wire::{Cause, MessageType};
 //!
-//! // A UP that serves 100 requests per 100 ms interval.
+//! // A UP that serves 100 requests per control interval.
 //! let mut up: OverloadReporter<&str> =
 //!     OverloadReporter::new(ReporterConfig::feed_forward().with_capacity(Some(100.0)));
 //! up.set_peer_ovrl("smf1", true); // from the CP Function Features it advertised

@@ -246,7 +246,7 @@ impl Default for Scenario {
             link: LinkSpec::default(),
             t1_ms: 3000,
             n1: 3,
-            interval_ms: 100,
+            interval_ms: 200,
             sweep: SweepSpec::default(),
             step: Some(StepSpec::default()),
             restart: Some(RestartSpec::default()),

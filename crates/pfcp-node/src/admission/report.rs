@@ -175,9 +175,13 @@ impl UpAdmission {
 
     /// With [`AdmissionConfig::adapt_target_load`](crate::admission::AdmissionConfig::adapt_target_load), size the reporter's target to the
     /// burstiness of this interval's arrivals (`admission/surplus.rs`).
-    fn size_surplus(&mut self, end: Instant) {
+    fn size_surplus(&mut self, end: Instant, arrived: u64) {
         let configured = self.config.reporter.target_load;
-        let overloaded = self.reporter.metric() > 0;
+        // Overloaded while a metric is in force, or while more arrives than the UP function
+        // serves: arrivals between the capacity and the configured target call for no metric,
+        // yet their surplus is refused, and only a sized target ends that.
+        let overloaded = self.reporter.metric() > 0
+            || self.reporter.capacity().is_some_and(|c| arrived as f64 > c);
         // The wait bound in service times: the queue the surplus keeps fed.
         let bound = match (self.config.max_wait, self.reporter.config().capacity) {
             (Some(wait), Some(capacity)) => {
@@ -201,8 +205,9 @@ impl UpAdmission {
         };
         self.arrived = 0;
         self.served = 0;
-        self.size_surplus(end);
-        self.top.close_interval(self.reporter.capacity());
+        self.size_surplus(end, m.arrived);
+        self.top
+            .close_interval(end, self.interval, self.reporter.capacity());
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
             tracing::info!(

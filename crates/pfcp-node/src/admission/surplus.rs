@@ -13,16 +13,20 @@
 
 use std::time::{Duration, Instant};
 
-/// Bins per control interval: at the default 100 ms, 10 ms, about the wait bound.
-const BINS_PER_INTERVAL: u32 = 10;
+/// Length of a bin: about the wait bound. Fixed rather than a share of the interval, so that the
+/// index (and [`IDLE_EXPONENT`], calibrated on it) means the same at any control interval.
+const BIN: Duration = Duration::from_millis(10);
+/// Least bins per control interval (a shorter interval gets shorter bins).
+const MIN_BINS: u32 = 10;
 /// The `x` held: chosen in `pfcp sim` so that 16 paced CP functions, whose counts show an index
 /// of about 0.58 over 10 ms, keep the fixed 1.2 that the sweeps of `docs/overload-control.md`
 /// chose for them; one CP function's (about 0.25) then gets 1.08.
 const IDLE_EXPONENT: f64 = 8.6;
-/// Weight of an interval's index in the smoothed one: about two seconds' memory. With a tenth,
-/// the target's noise left 16 CPs' served rate outside 5 % of its steady value more often
-/// after a step (32 of 48 seeds settled within two intervals, 41 with a twentieth).
-const SMOOTHING: f64 = 0.05;
+/// Memory of the smoothed index: an interval's index weighs its share of this (a twentieth at
+/// 100 ms). Shorter, the target's noise left 16 CPs' served rate outside 5 % of its steady
+/// value more often after a step (32 of 48 seeds settled within two 100 ms intervals with a
+/// tenth, 41 with a twentieth).
+const MEMORY: Duration = Duration::from_secs(2);
 /// An interval's index counts for at most this multiple of the prior's: the first interval of a
 /// storm, arrivals rising within it, is no measure of their burstiness.
 const MAX_INDEX: f64 = 2.0;
@@ -36,6 +40,10 @@ const MIN_ARRIVALS: f64 = 10.0;
 pub(super) struct Surplus {
     /// Length of a bin.
     len: Duration,
+    /// Bins per control interval.
+    per_interval: u32,
+    /// Weight of an interval's index in the smoothed one.
+    weight: f64,
     /// End of the bin being counted.
     end: Instant,
     current: u64,
@@ -48,11 +56,16 @@ pub(super) struct Surplus {
 }
 
 impl Surplus {
-    /// Bins of `interval / 10` starting at `now`.
+    /// Bins of [`BIN`] (at least [`MIN_BINS`] per `interval`) starting at `now`.
     pub(super) fn new(interval: Duration, now: Instant) -> Self {
-        let len = (interval / BINS_PER_INTERVAL).max(Duration::from_nanos(1));
+        let per_interval = u32::try_from(interval.as_nanos() / BIN.as_nanos())
+            .unwrap_or(u32::MAX)
+            .max(MIN_BINS);
+        let len = (interval / per_interval).max(Duration::from_nanos(1));
         Surplus {
             len,
+            per_interval,
+            weight: (interval.as_secs_f64() / MEMORY.as_secs_f64()).clamp(0.01, 0.5),
             end: now.checked_add(len).unwrap_or(now),
             current: 0,
             bins: 0,
@@ -71,7 +84,7 @@ impl Surplus {
     fn advance(&mut self, now: Instant) {
         let mut closed = 0;
         while self.end <= now {
-            if closed > 2 * BINS_PER_INTERVAL {
+            if closed > 2 * self.per_interval {
                 // A long gap: restart the grid; the empty bins of a silence are no burstiness.
                 self.current = 0;
                 self.end = now.checked_add(self.len).unwrap_or(now);
@@ -115,7 +128,7 @@ impl Surplus {
         // The index the configured target stands for: where an episode starts.
         let prior = (1.0 - 1.0 / configured) * 2.0 * bound / IDLE_EXPONENT;
         let smoothed = self.smoothed.unwrap_or(prior);
-        let smoothed = smoothed + SMOOTHING * (index.min(MAX_INDEX * prior) - smoothed);
+        let smoothed = smoothed + self.weight * (index.min(MAX_INDEX * prior) - smoothed);
         self.smoothed = Some(smoothed);
         let share = (IDLE_EXPONENT * smoothed / (2.0 * bound)).min(1.0 - 1.0 / RANGE.1);
         Some((1.0 / (1.0 - share)).clamp(RANGE.0, RANGE.1))
@@ -217,5 +230,32 @@ mod tests {
             unbounded.close_interval(t0 + 200 * MS, true, 0.97, BOUND),
             None
         );
+    }
+
+    /// The index is taken over 10 ms bins and smoothed over about two seconds whatever the
+    /// interval: the same arrivals give about the same target after two seconds at 100 ms
+    /// and at 200 ms intervals (over tenths of 200 ms, 20 ms bins, the bursts below would not
+    /// show at all).
+    #[test]
+    fn bins_and_memory_do_not_depend_on_the_interval() {
+        let t0 = base();
+        let target_after_2s = |interval_ms: u32| {
+            let mut s = Surplus::new(interval_ms * MS, t0);
+            let mut last = None;
+            for i in 0..2000 / interval_ms {
+                for b in 0..interval_ms / 10 {
+                    // 24 requests every other 10 ms bin.
+                    let start = t0 + (i * interval_ms + b * 10) * MS;
+                    for k in 0..if b % 2 == 0 { 24 } else { 0 } {
+                        s.record(start + k * 400 * Duration::from_micros(1));
+                    }
+                }
+                last = s.close_interval(t0 + (i + 1) * interval_ms * MS, true, 1.2, BOUND);
+            }
+            last.unwrap_or(f64::NAN)
+        };
+        let (short, long) = (target_after_2s(100), target_after_2s(200));
+        assert!(short > 1.25, "bursty arrivals raise the target: {short}");
+        assert!((short - long).abs() < 0.02, "100 ms {short}, 200 ms {long}");
     }
 }

@@ -82,8 +82,13 @@ fn admission(config: AdmissionConfig, now: Instant) -> UpAdmission {
     UpAdmission::new(config, now).unwrap()
 }
 
+/// The control interval these tests' timings are written for (the default until it became
+/// 200 ms).
+const INTERVAL: Duration = Duration::from_millis(100);
+
 fn config() -> AdmissionConfig {
     AdmissionConfig::new(up_node())
+        .with_reporter(AdmissionConfig::default_reporter().with_interval(INTERVAL))
 }
 
 #[test]

@@ -26,47 +26,95 @@ const RELEASE: f64 = 0.9;
 const CLUSTER_PEAK: f64 = 1.1;
 /// Weight of the newest interval in priority 0's smoothed arrivals.
 const SMOOTHING: f64 = 0.25;
+/// Length of the window over which a burst of priority 0 is weighed against the capacity, at
+/// most the control interval. Fixed rather than the interval: over a longer window a burst
+/// averages out against more capacity and priority 0 waits its long bound more often (`pfcp
+/// sim`, 300 requests/s, 2 CPs at 5x, 200 ms interval: p99 of the successes 24-81 ms over 12
+/// seeds with the interval as the window, 17-59 ms with 100 ms).
+const WINDOW: Duration = Duration::from_millis(100);
 
 /// Priority 0's arrivals, and the verdict on whether its load fits.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TopPriority {
-    /// Offered in the current interval.
+    /// Offered in the current control interval.
     arrived: u64,
-    /// Offered in the last closed interval.
+    /// Offered in the current window, and in the one before.
+    in_window: u64,
     previous: f64,
-    /// More were offered over the last interval's length (the current interval's and a
-    /// pro-rata share of the previous one's) than the UP function serves in an interval: no
-    /// burst it clears within one.
+    /// End of the current window (`None` before the first arrival).
+    window_end: Option<Instant>,
+    /// More were offered over the last window's length (the current window's and a pro-rata
+    /// share of the previous one's) than the UP function serves in that time: no burst it
+    /// clears within one.
     overloaded: bool,
     /// Per interval, smoothed over intervals (weight [`SMOOTHING`]).
     smoothed: f64,
-    /// Over the last interval's length, as counted at the last arrival.
+    /// Over the last window's length, as counted at the last arrival, and what the UP function
+    /// serves in that time.
     window: f64,
+    window_capacity: Option<f64>,
 }
 
 impl TopPriority {
-    /// One arrived at `now`, in the interval that ends at `interval_end`; `capacity`: requests
-    /// per interval, if known.
-    pub(super) fn arrival(
+    /// One arrived at `now`; `interval`: the control interval, `capacity`: requests per
+    /// interval, if known.
+    pub(super) fn arrival(&mut self, now: Instant, interval: Duration, capacity: Option<f64>) {
+        self.arrived += 1;
+        self.roll(now, interval, capacity);
+        self.in_window += 1;
+        self.weigh(now, interval);
+    }
+
+    /// Move the window on to `now`; `capacity` per `interval` gives the window's.
+    fn roll(&mut self, now: Instant, interval: Duration, capacity: Option<f64>) {
+        let len = window(interval);
+        self.window_capacity =
+            capacity.map(|c| c * len.as_secs_f64() / interval.as_secs_f64().max(1e-9));
+        let mut end = self
+            .window_end
+            .unwrap_or_else(|| now.checked_add(len).unwrap_or(now));
+        let mut rolled = 0;
+        while end <= now {
+            self.previous = if rolled == 0 {
+                self.in_window as f64
+            } else {
+                0.0
+            };
+            self.in_window = 0;
+            rolled += 1;
+            end = match end.checked_add(len) {
+                Some(next) if rolled < 2 => next,
+                // A silence of two windows or more: start afresh at `now`.
+                _ => now.checked_add(len).unwrap_or(now),
+            };
+        }
+        self.window_end = Some(end);
+    }
+
+    /// Weigh the window as it stands at `now`.
+    fn weigh(&mut self, now: Instant, interval: Duration) {
+        let len = window(interval).as_secs_f64();
+        let left = self.window_end.map_or(0.0, |end| {
+            end.saturating_duration_since(now).as_secs_f64() / len
+        });
+        self.window = self.in_window as f64 + self.previous * left.min(1.0);
+        self.overloaded = self.window_capacity.is_some_and(|c| self.window > c);
+    }
+
+    /// The control interval ended at `end`: priority 0's arrivals over it go into the smoothed
+    /// arrivals, and the window is weighed as it stands then.
+    pub(super) fn close_interval(
         &mut self,
-        now: Instant,
-        interval_end: Instant,
+        end: Instant,
         interval: Duration,
         capacity: Option<f64>,
     ) {
-        self.arrived += 1;
-        let left = interval_end.saturating_duration_since(now).as_secs_f64()
-            / interval.as_secs_f64().max(1e-9);
-        self.window = self.arrived as f64 + self.previous * left.min(1.0);
-        self.overloaded = capacity.is_some_and(|c| self.window > c);
-    }
-
-    /// The interval ended: the window starts again with the interval just closed.
-    pub(super) fn close_interval(&mut self, capacity: Option<f64>) {
         let top = std::mem::take(&mut self.arrived) as f64;
-        self.previous = top;
-        self.overloaded = capacity.is_some_and(|c| top > c);
         self.smoothed += SMOOTHING * (top - self.smoothed);
+        if self.window_end.is_some() {
+            self.roll(end, interval, capacity);
+            self.weigh(end, interval);
+        }
     }
 
     /// Whether priority 0 holds a surplus the UP function cannot serve, so that it waits no
@@ -84,13 +132,20 @@ impl TopPriority {
         if !self.overloaded {
             return false;
         }
-        let (Some(step), Some(bound), Some(capacity)) = (step, bound, capacity) else {
+        let (Some(step), Some(bound), Some(capacity), Some(in_window)) =
+            (step, bound, capacity, self.window_capacity)
+        else {
             return true;
         };
         let short =
             backlog as f64 * step.as_secs_f64() <= f64::from(SURPLUS_BOUNDS) * bound.as_secs_f64();
         let cluster =
-            short && self.smoothed < RELEASE * capacity && self.window <= CLUSTER_PEAK * capacity;
+            short && self.smoothed < RELEASE * capacity && self.window <= CLUSTER_PEAK * in_window;
         !cluster
     }
+}
+
+/// The window for a control interval of `interval`.
+fn window(interval: Duration) -> Duration {
+    WINDOW.min(interval).max(Duration::from_nanos(1))
 }

@@ -87,12 +87,12 @@ pub struct AdmissionConfig {
     /// classifier's defaults) while their own load fits. Default
     /// [`AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT`] (200 ms), and with a service model
     /// at least 8 service times: they are the last traffic to shed (clause 6.2.4.5.1), so a
-    /// burst of them that the UP function clears within a control interval is served, not
-    /// refused for the latency bound of the rest. `None`: no limit. Their load does not fit,
-    /// and they wait no longer than [`AdmissionConfig::max_wait`], while more of them arrived
-    /// over the last interval's length than the UP function serves in an interval (checked at
-    /// each arrival), unless their arrivals smoothed over intervals are below 0.9 of the
-    /// capacity, those over the last interval's length at most 1.1 of it, and their backlog
+    /// burst of them that the UP function clears within 100 ms is served, not refused for
+    /// the latency bound of the rest. `None`: no limit. Their load does not fit, and they wait
+    /// no longer than [`AdmissionConfig::max_wait`], while more of them arrived over the last
+    /// 100 ms (at most the control interval) than the UP function serves in that time (checked
+    /// at each arrival), unless their arrivals smoothed over intervals are below 0.9 of the
+    /// capacity, those over the last 100 ms at most 1.1 of what it serves then, and their backlog
     /// is within twice `max_wait` of work (a cluster the UP function clears): their surplus
     /// cannot be served, and waiting would delay the rest of them. While the oldest of them has waited longer than the others may, the newest is
     /// taken up first: a burst is still served in full, and the first moment of a storm,
@@ -128,8 +128,9 @@ pub struct AdmissionConfig {
     /// Size the reporter's target load to how bursty the arrivals are, while overloaded:
     /// from the configured target (1.2 by default) at the start of an overload episode, to
     /// `1 / (1 - 8.6 c² / 2K)` within 1 to 1.5, where `c²` is the arrivals' index of
-    /// dispersion over tenths of a control interval and `K` the wait bound in service times;
-    /// back to the configured target when the episode ends. Smooth arrivals (one CP function
+    /// dispersion over 10 ms and `K` the wait bound in service times; back to the configured
+    /// target when the episode ends. An episode runs while a metric is in force or more
+    /// arrives in an interval than the capacity. Smooth arrivals (one CP function
     /// behind a throttle) keep the queue fed with a smaller surplus than the bursts of many,
     /// and each request of surplus is refused at a cost. Only with `max_wait`, a known
     /// capacity and a configured target above 1. Default true (`docs/overload-control.md`,

@@ -39,7 +39,9 @@ pub enum InclusionPolicy {
 #[non_exhaustive]
 pub struct ReporterConfig {
     /// Control interval `T` (how often [`OverloadReporter::handle_measurement`](super::OverloadReporter::handle_measurement) is called).
-    /// Default 100 ms.
+    /// Default 200 ms: long enough that a UP function of 1000 requests/s counts about 200
+    /// arrivals an interval, whose noise then stays within a few per cent of its capacity
+    /// (`docs/overload-control.md`, "The control interval"); 100 ms before (CHANGELOG).
     pub interval: Duration,
     /// Requests per interval the UP can serve, if known. Default `None`: learned.
     pub capacity: Option<f64>,
@@ -105,7 +107,7 @@ pub struct ReporterConfig {
 impl Default for ReporterConfig {
     fn default() -> Self {
         ReporterConfig {
-            interval: Duration::from_millis(100),
+            interval: Self::DEFAULT_INTERVAL,
             capacity: None,
             target_load: 0.97,
             backlog_target: 0.0,
@@ -128,6 +130,9 @@ impl Default for ReporterConfig {
 }
 
 impl ReporterConfig {
+    /// The default [`ReporterConfig::interval`].
+    pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(200);
+
     /// Check every field against its documented range. [`OverloadReporter::new`](super::OverloadReporter::new) takes any
     /// value without panicking (a `max_metric` above 100 is capped, a zero step reads as 1, a
     /// NaN share gives no reduction at all), so an application that builds the configuration

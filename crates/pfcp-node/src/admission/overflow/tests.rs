@@ -20,6 +20,9 @@ fn base() -> Instant {
 }
 
 const MS: Duration = Duration::from_millis(1);
+/// The control interval these tests' timings are written for (the default until it became
+/// 200 ms).
+const INTERVAL: Duration = Duration::from_millis(100);
 const REFUSED: Option<Cause> = Some(Cause::PFCP_ENTITY_IN_CONGESTION);
 const ACCEPTED: Option<Cause> = Some(Cause::REQUEST_ACCEPTED);
 const RSP: MessageType = MessageType::SESSION_MODIFICATION_RESPONSE;
@@ -58,7 +61,11 @@ fn modification(seq: u32, p: u8) -> QueuedRequest {
 fn share_config() -> AdmissionConfig {
     AdmissionConfig::new(up_node())
         .with_max_wait(None)
-        .with_reporter(AdmissionConfig::default_reporter().with_target_load(1.0))
+        .with_reporter(
+            AdmissionConfig::default_reporter()
+                .with_target_load(1.0)
+                .with_interval(INTERVAL),
+        )
 }
 
 fn admission(config: AdmissionConfig, now: Instant) -> UpAdmission {
@@ -378,7 +385,8 @@ fn epoch_numbers_start_from_the_epoch_clock_and_stay_below_the_reporters() {
             .with_reporter(
                 ReporterConfig::feed_forward()
                     .with_node_scoped(true)
-                    .with_sequence(sequence),
+                    .with_sequence(sequence)
+                    .with_interval(INTERVAL),
             ),
         t0,
     );

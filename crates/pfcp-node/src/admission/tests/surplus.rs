@@ -43,3 +43,36 @@ fn paced_arrivals_lower_the_surplus_and_bursts_raise_it() {
     let fixed = target_after(false, 4, |_| 2);
     assert_eq!(fixed, AdmissionConfig::DEFAULT_TARGET_LOAD);
 }
+
+/// Arrivals between the capacity and the configured target (1.1x against 1.2) call for no
+/// metric, yet their surplus is refused: the sizing runs on them too, and the metric follows
+/// the smaller target. (Before, only a metric started an episode: the target stayed at 1.2 and
+/// the UP function refused a tenth of what came, at a cost, for as long as it lasted.)
+#[test]
+fn arrivals_above_the_capacity_size_the_surplus_without_a_metric() {
+    let t0 = base();
+    let mut up = admission(config().with_service_rate(Some(1000.0)), t0);
+    up.set_peer_support(cp_node(), true, false);
+    let mut seq = 0;
+    let mut first_metric = None;
+    for ms in 0..4000u32 {
+        let now = t0 + ms * MS;
+        // 1.1 requests per ms, paced: 1.1x.
+        for _ in 0..((ms + 1) * 11 / 10 - ms * 11 / 10) {
+            seq += 1;
+            let _ = up.offer(modification(seq, 8), now);
+        }
+        while up.poll_ready(now).is_some() {}
+        while up.poll_expired().is_some() {}
+        up.handle_timeout(now);
+        if first_metric.is_none() && up.overload_metric() > 0 {
+            first_metric = Some(ms);
+        }
+    }
+    let target = up.reporter().target_load();
+    assert!(target < 1.1, "sized below the arrivals: {target}");
+    assert!(
+        first_metric.is_some_and(|ms| ms < 3000),
+        "the metric follows: {first_metric:?}"
+    );
+}

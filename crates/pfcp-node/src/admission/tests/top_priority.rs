@@ -77,6 +77,32 @@ fn priority_0_waits_long_only_for_a_burst_that_fits_in_an_interval() {
     assert!((130..=136).contains(&expired), "{expired}");
 }
 
+/// The burst window is 100 ms whatever the control interval: at 200 ms a burst of 150 at
+/// 1000/s is still more than the UP function serves in 100 ms, and what would wait beyond
+/// 15 ms is refused (weighed against the interval's 200 it waited 150 ms); a burst of 90 still
+/// waits for it.
+#[test]
+fn the_burst_window_is_100_ms_at_any_interval() {
+    let t0 = base();
+    let mut up = admission(
+        AdmissionConfig::new(up_node())
+            .with_reporter(AdmissionConfig::default_reporter().with_interval(200 * MS))
+            .with_service_rate(Some(1000.0)),
+        t0,
+    );
+    let mut r = TopRun {
+        t0,
+        seq: 0,
+        offered_at: Default::default(),
+    };
+    let (expired, waited) = r.run(&mut up, 0, 1000, 0.0, 150);
+    assert!(waited <= 16 * MS, "{waited:?}");
+    assert!((130..=136).contains(&expired), "{expired}");
+    let (expired, waited) = r.run(&mut up, 1000, 2000, 0.0, 90);
+    assert_eq!(expired, 0);
+    assert!(waited >= 85 * MS && waited <= 91 * MS, "{waited:?}");
+}
+
 /// Priority 0 beyond the capacity (1.5 per ms at 1000/s) is no burst: once more of it has
 /// come within an interval's length than the UP serves in one (after 67 ms), its surplus is
 /// refused after 15 ms rather than waiting 200. Until then the backlog grows by half a
