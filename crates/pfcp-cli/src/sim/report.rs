@@ -240,12 +240,13 @@ impl Report {
         let strategies: Vec<Strategy> = self.scenario.strategies.clone();
         let _ = writeln!(
             out,
-            "\npfcp sim: {} UP function(s), {:.0} requests/s in all, {} CP function(s), mix {}, refusal cost {}",
+            "\npfcp sim: {} UP function(s), {:.0} requests/s in all, {} CP function(s), mix {}, refusal cost {}, control interval {} ms",
             self.scenario.ups.len(),
             self.capacity,
             self.scenario.cps,
             self.scenario.mix,
-            self.scenario.rejection_cost
+            self.scenario.rejection_cost,
+            self.scenario.interval_ms
         );
         let _ = writeln!(out, "\nvirtual time: goodput as a share of the ideal min(offered, capacity); emergency success; p99 of successes");
         let _ = write!(out, "{:>6} {:>8}", "load", "ideal/s");
