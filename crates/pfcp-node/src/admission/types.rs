@@ -127,7 +127,7 @@ pub struct AdmissionConfig {
     pub overflow_oci_validity: Duration,
     /// Size the reporter's target load to how bursty the arrivals are, while overloaded:
     /// from the configured target (1.2 by default) at the start of an overload episode, to
-    /// `1 / (1 - 8.6 c² / 2K)` within 1 to 1.5, where `c²` is the arrivals' index of
+    /// `1 / (1 - 10 c² / 2K)` within 1 to 1.5, where `c²` is the arrivals' index of
     /// dispersion over 10 ms and `K` the wait bound in service times; back to the configured
     /// target when the episode ends. An episode runs while a metric is in force or more
     /// arrives in an interval than the capacity. Smooth arrivals (one CP function
