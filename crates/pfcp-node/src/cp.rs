@@ -48,8 +48,8 @@
 //!   traffic does not keep the preferred UP function congested (router, seed 003).
 //! * A request the destination's throttles refuse is either **redirected** (only a Session
 //!   Establishment Request, only through [`CpOverloadControl::decide_redirectable`], and only
-//!   with a route list: the alternates are tried with their own throttles through
-//!   [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
+//!   with a route list: the alternates not in overload themselves are tried with their own
+//!   throttles through [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
 //!   cause 74 "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
 //! * An eMPS or emergency request the Loss throttle sheds while its window is short is
 //!   **sent ahead** ([`CpConfig::exempt_ahead_max`]): it goes at once, and the next

@@ -6,7 +6,12 @@
 //! request still honours the alternate's overload control.
 //!
 //! Only a Session Establishment Request can move: a request on an existing session belongs
-//! to the UP function (and PFCP entity) that holds the session.
+//! to the UP function (and PFCP entity) that holds the session. And only to an alternate that
+//! is not in overload itself (its reduction is 0): one whose throttle sheds any share would
+//! still let the rest of the redirected requests through on top of its own traffic, so that
+//! with every UP function overloaded a request refused by one and tried at each of the others
+//! nearly always got through somewhere (ten UP functions at 5x in `pfcp sim`: twice their
+//! capacity arrived, goodput 0.91 of the ideal; 0.97 with this rule).
 //!
 //! The alternates are asked as route candidates
 //! ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)): a refusal is not
@@ -47,7 +52,9 @@ impl CpOverloadControl {
         let mut k = 0u64;
         let result = routes.route(draw, &mut |alt: &Destination| {
             k += 1;
+            // Not to an alternate in overload (module docs).
             alt.node != dest.node
+                && overload.reduction(alt.entity, &alt.node, now) == 0
                 && throttles
                     .admit(overload, alt, class, true, now, mix(draw, k))
                     .is_ok()

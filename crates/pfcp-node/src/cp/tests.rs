@@ -303,6 +303,43 @@ fn redirects_establishments_to_a_second_up_when_the_first_is_throttled() {
     }
 }
 
+/// An alternate that is itself in overload takes no redirected establishment, however small
+/// its reduction: its Loss throttle would let (1 - reduction) of them through on top of its own
+/// traffic, and with every UP function overloaded a refused request tried at each in turn
+/// got through nearly always (ten UP functions at 5x: twice their capacity arrived).
+#[test]
+fn no_redirect_to_an_alternate_in_overload() {
+    let now = base();
+    let routes = RouteList::new(
+        vec![RouteGroup::new()
+            .with_peer(Destination::node(upf(1)), 1)
+            .with_peer(Destination::node(upf(2)), 1)
+            .with_peer(Destination::node(upf(3)), 1)],
+        2,
+    )
+    .unwrap();
+    let mut cp = cp().with_routes(routes);
+    let first = Destination::node(upf(1));
+    overload_node(&mut cp, &upf(1), 1, 100, now);
+    // Both alternates at a reduction of 5 %: nothing is redirected.
+    overload_node(&mut cp, &upf(2), 1, 5, now);
+    overload_node(&mut cp, &upf(3), 1, 5, now);
+    for draw in 0..40 {
+        assert!(cp
+            .decide_redirectable(&first, SER, &low(), now, draw)
+            .is_reject());
+    }
+    assert_eq!(cp.stats().redirected, 0);
+    // Once one of them is out of overload (metric 0), it takes them all.
+    overload_node(&mut cp, &upf(3), 2, 0, now);
+    for draw in 0..40 {
+        match cp.decide_redirectable(&first, SER, &low(), now, draw) {
+            CpDecision::Redirect { to, .. } => assert_eq!(to, Destination::node(upf(3))),
+            other => panic!("expected a redirect to upf3: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn aoci_node_scope_versus_entity_scope() {
     let now = base();
