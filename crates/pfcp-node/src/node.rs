@@ -185,15 +185,6 @@ struct Outstanding {
     exempt: bool,
 }
 
-/// An association this node set up and keeps up.
-#[derive(Debug, Clone, Copy, Default)]
-struct Kept {
-    /// The Association Setup Request in flight, if any.
-    attempt: Option<TxId>,
-    /// When to send the next one while the association is down.
-    next: Option<Instant>,
-}
-
 /// A PFCP node, sans-IO: see the [module docs](self).
 #[derive(Debug)]
 pub struct Node {
@@ -201,7 +192,6 @@ pub struct Node {
     heartbeat_interval: Option<Duration>,
     reassociate_interval: Option<Duration>,
     priority: PriorityPolicy,
-    max_peers: usize,
     xact: Transactions,
     peers: Peers,
     guard: IngressGuard,
@@ -210,16 +200,10 @@ pub struct Node {
     sessions: Sessions,
     report_egress: Option<EgressConfig>,
     report_egress_sets: Option<EgressConfigSets<NodeKey>>,
-    report_throttles: HashMap<SocketAddr, EgressThrottle>,
     tracker: Option<CpStateTracker>,
     outstanding: TxMap<Outstanding>,
     /// Requests the CP pipeline holds for a place (module `held`).
     held: HashMap<HoldTicket, HeldRequest>,
-    /// The node's own heartbeat in flight per peer (one at a time).
-    heartbeats: HashMap<SocketAddr, TxId, foldhash::fast::RandomState>,
-    /// Address of each associated UP function, for redirection and UP selection.
-    node_addrs: HashMap<NodeKey, SocketAddr>,
-    kept: HashMap<SocketAddr, Kept>,
     next_heartbeat: Option<Instant>,
     /// Datagrams sent outside the transaction layer (Version Not Supported Response).
     backlog: VecDeque<Transmit>,
@@ -289,7 +273,6 @@ impl Node {
             heartbeat_interval: config.heartbeat_interval,
             reassociate_interval: config.reassociate_interval,
             priority: config.priority,
-            max_peers: config.max_peers,
             xact: Transactions::new(config.transactions),
             peers: Peers::new(config.max_peers),
             guard: IngressGuard::new(guard_config),
@@ -298,13 +281,9 @@ impl Node {
             sessions: Sessions::new(config.max_sessions),
             report_egress: config.report_egress,
             report_egress_sets: config.report_egress_sets,
-            report_throttles: HashMap::new(),
             tracker,
             outstanding: TxMap::default(),
             held: HashMap::new(),
-            heartbeats: HashMap::default(),
-            node_addrs: HashMap::new(),
-            kept: HashMap::new(),
             next_heartbeat: config.heartbeat_interval.and_then(|i| now.checked_add(i)),
             backlog: VecDeque::new(),
             events: VecDeque::new(),
@@ -363,7 +342,7 @@ impl Node {
     /// Report Requests pass it, its answers and
     /// other messages count in it), once the first report towards `peer` created it.
     pub fn report_egress_throttle(&self, peer: &SocketAddr) -> Option<&EgressThrottle> {
-        self.report_throttles.get(peer)
+        self.peers.record_at(peer)?.report.as_deref()
     }
 
     /// Every connection's report egress throttle ([`Node::report_egress_throttle`]), in no
@@ -371,7 +350,9 @@ impl Node {
     pub fn report_egress_throttles(
         &self,
     ) -> impl Iterator<Item = (&SocketAddr, &EgressThrottle)> + '_ {
-        self.report_throttles.iter()
+        self.peers
+            .records()
+            .filter_map(|p| p.report.as_deref().map(|r| (&p.addr, r)))
     }
 
     /// Sessions tracked.
@@ -452,7 +433,11 @@ impl Node {
     /// When [`Node::handle_timeout`] should be called next (it may be in the past: then now).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let kept = self.kept.values().filter_map(|k| k.next).min();
+        let kept = self
+            .peers
+            .records()
+            .filter_map(|p| p.kept.and_then(|k| k.next))
+            .min();
         [
             self.xact.poll_timeout(),
             self.next_heartbeat,
@@ -480,11 +465,16 @@ impl Node {
         self.serve_ready(now);
         if let (Some(at), Some(interval)) = (self.next_heartbeat, self.heartbeat_interval) {
             if now >= at {
-                let peers: Vec<SocketAddr> = self.peers.associated().map(|(a, _)| *a).collect();
-                for p in peers {
-                    if !self.heartbeats.contains_key(&p) {
-                        if let Ok(tx) = self.send_heartbeat(p, None, now) {
-                            self.heartbeats.insert(p, tx);
+                let idle: Vec<SocketAddr> = self
+                    .peers
+                    .records()
+                    .filter(|p| p.info.associated && p.heartbeat.is_none())
+                    .map(|p| p.addr)
+                    .collect();
+                for p in idle {
+                    if let Ok(tx) = self.send_heartbeat(p, None, now) {
+                        if let Some(r) = self.peers.record_at_mut(&p) {
+                            r.heartbeat = Some(tx);
                         }
                     }
                 }
@@ -492,10 +482,10 @@ impl Node {
             }
         }
         let due: Vec<SocketAddr> = self
-            .kept
-            .iter()
-            .filter(|(_, k)| k.next.is_some_and(|t| t <= now))
-            .map(|(a, _)| *a)
+            .peers
+            .records()
+            .filter(|p| p.kept.is_some_and(|k| k.next.is_some_and(|t| t <= now)))
+            .map(|p| p.addr)
             .collect();
         for peer in due {
             self.reassociate(peer, now);

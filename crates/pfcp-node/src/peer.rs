@@ -34,14 +34,18 @@
 //! only an authenticated transport (e.g. IPsec on N4) closes that.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::net::SocketAddr;
 use std::time::Instant;
 
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
+use pfcp_throttle::EgressThrottle;
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures};
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
+
+use crate::xact::TxId;
 
 mod messages;
 pub use messages::{
@@ -212,13 +216,87 @@ pub struct NodeAnswer {
     pub events: Vec<PeerEvent>,
 }
 
-/// Peers by address, bounded.
+/// A handle to one peer's record in a node's [`Peers`]: the slot and its generation, so a
+/// handle kept past the record's end finds nothing rather than a later peer in the same slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PeerId {
+    index: u32,
+    generation: u32,
+}
+
+impl fmt::Display for PeerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "peer{}.{}", self.index, self.generation)
+    }
+}
+
+/// An association this node set up and keeps up ([`Node::associate`](crate::Node::associate)).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Kept {
+    /// The Association Setup Request in flight, if any.
+    pub(crate) attempt: Option<TxId>,
+    /// When to send the next one while the association is down.
+    pub(crate) next: Option<Instant>,
+}
+
+/// Everything a node keeps of one peer, in one place: what the association told (the public
+/// [`PeerInfo`]), the association this node keeps up, its heartbeat in flight, and the
+/// role-specific parts: on a UP function the egress throttle of its Session Report Requests
+/// towards the CP function. The sessions held with the peer are in the node's session table,
+/// each naming its peer; [`Node::forget`](crate::Node) ends them all with it.
+#[derive(Debug)]
+pub(crate) struct Peer {
+    pub(crate) addr: SocketAddr,
+    pub(crate) info: PeerInfo,
+    pub(crate) kept: Option<Kept>,
+    /// The node's own heartbeat in flight (one at a time).
+    pub(crate) heartbeat: Option<TxId>,
+    /// On a UP function: the egress throttle of its Session Report Requests towards this CP
+    /// function ([`NodeConfig::report_egress`](crate::NodeConfig::report_egress)), once the
+    /// first report created it.
+    pub(crate) report: Option<Box<EgressThrottle>>,
+}
+
+/// A slot of the table: the record boxed, so that the table's spare capacity costs a pointer
+/// per slot, not a record.
+#[derive(Debug, Default)]
+struct Slot {
+    generation: u32,
+    peer: Option<Box<Peer>>,
+}
+
+/// What happened to the table's bound.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PeerTableStats {
+    /// Records made for new peers.
+    pub inserted: u64,
+    /// Records ended (the peer's association ended and nothing keeps it).
+    pub removed: u64,
+    /// Records of peers with no association, dropped when the table was full to make room
+    /// for a new one (the least recently heard first).
+    pub evicted: u64,
+    /// New peers refused because the table was full of associated (or kept) peers.
+    pub refused: u64,
+}
+
+/// The peers of a node, each one record ([`PeerId`]), bounded to
+/// [`NodeConfig::max_peers`](crate::NodeConfig::max_peers): a new peer in a full table takes
+/// the place of the least recently heard peer without an association, or is refused (both
+/// counted, [`Peers::stats`]); an associated peer is never dropped to make room.
 #[derive(Debug)]
 pub struct Peers {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
     /// Keyed by addresses a peer chooses: a seeded fast hasher (foldhash), not SipHash (the
     /// lookup runs for every datagram) and not an unseeded one (collision flooding).
-    map: HashMap<SocketAddr, PeerInfo, foldhash::fast::RandomState>,
+    by_addr: HashMap<SocketAddr, PeerId, foldhash::fast::RandomState>,
+    /// The peer that last associated with each Node ID (redirection and UP selection name UP
+    /// functions by Node ID).
+    by_node: HashMap<NodeKey, PeerId, foldhash::fast::RandomState>,
+    len: usize,
     max_peers: usize,
+    stats: PeerTableStats,
 }
 
 /// Errors building node messages.
@@ -234,39 +312,182 @@ impl Peers {
     /// An empty table holding at most `max_peers` peers.
     pub fn new(max_peers: usize) -> Self {
         Peers {
-            map: HashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_addr: HashMap::default(),
+            by_node: HashMap::default(),
+            len: 0,
             max_peers,
+            stats: PeerTableStats::default(),
         }
     }
 
     /// What is known about `peer`.
     pub fn get(&self, peer: &SocketAddr) -> Option<&PeerInfo> {
-        self.map.get(peer)
+        self.record_at(peer).map(|p| &p.info)
+    }
+
+    /// The handle of the peer at `addr`, if it has a record.
+    pub fn id(&self, addr: &SocketAddr) -> Option<PeerId> {
+        self.by_addr.get(addr).copied()
+    }
+
+    /// The address of the peer that last associated with Node ID `node`, if it still has a
+    /// record.
+    pub fn addr_of(&self, node: &NodeKey) -> Option<SocketAddr> {
+        let id = self.by_node.get(node)?;
+        self.record(*id).map(|p| p.addr)
     }
 
     /// Whether an association with `peer` is established.
     pub fn is_associated(&self, peer: &SocketAddr) -> bool {
-        self.map.get(peer).is_some_and(|p| p.associated)
+        self.get(peer).is_some_and(|p| p.associated)
     }
 
     /// Associated peers.
     pub fn associated(&self) -> impl Iterator<Item = (&SocketAddr, &PeerInfo)> {
-        self.map.iter().filter(|(_, p)| p.associated)
+        self.records()
+            .filter(|p| p.info.associated)
+            .map(|p| (&p.addr, &p.info))
     }
 
-    /// Number of peers known.
+    /// Number of peers with a record.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
-    /// Whether no peer is known.
+    /// Whether no peer has a record.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
     }
 
-    /// Forget a peer.
-    pub fn remove(&mut self, peer: &SocketAddr) -> Option<PeerInfo> {
-        self.map.remove(peer)
+    /// What the table's bound did.
+    pub fn stats(&self) -> PeerTableStats {
+        self.stats
+    }
+
+    pub(crate) fn records(&self) -> impl Iterator<Item = &Peer> {
+        self.slots.iter().filter_map(|s| s.peer.as_deref())
+    }
+
+    pub(crate) fn record(&self, id: PeerId) -> Option<&Peer> {
+        let slot = self.slots.get(id.index as usize)?;
+        (slot.generation == id.generation)
+            .then_some(slot.peer.as_deref())
+            .flatten()
+    }
+
+    pub(crate) fn record_mut(&mut self, id: PeerId) -> Option<&mut Peer> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        slot.peer.as_deref_mut()
+    }
+
+    pub(crate) fn record_at(&self, addr: &SocketAddr) -> Option<&Peer> {
+        self.record(self.id(addr)?)
+    }
+
+    pub(crate) fn record_at_mut(&mut self, addr: &SocketAddr) -> Option<&mut Peer> {
+        let id = self.id(addr)?;
+        self.record_mut(id)
+    }
+
+    /// The record of the peer at `addr`, made if it has none; `None` if the table is full of
+    /// peers that cannot make room (counted).
+    pub(crate) fn insert(&mut self, addr: SocketAddr, now: Instant) -> Option<PeerId> {
+        if let Some(id) = self.id(&addr) {
+            return Some(id);
+        }
+        if self.len >= self.max_peers && !self.evict_one() {
+            self.stats.refused += 1;
+            tracing::debug!(%addr, max = self.max_peers, "peer table full: new peer refused");
+            return None;
+        }
+        let record = Peer {
+            addr,
+            info: PeerInfo {
+                node: None,
+                recovery_time_stamp: None,
+                associated: false,
+                cp_features: None,
+                up_features: None,
+                last_seen: now,
+            },
+            kept: None,
+            heartbeat: None,
+            report: None,
+        };
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.slots.len()).ok()?;
+                self.slots.push(Slot::default());
+                i
+            }
+        };
+        let slot = self.slots.get_mut(index as usize)?;
+        slot.peer = Some(Box::new(record));
+        let id = PeerId {
+            index,
+            generation: slot.generation,
+        };
+        self.by_addr.insert(addr, id);
+        self.len += 1;
+        self.stats.inserted += 1;
+        Some(id)
+    }
+
+    /// End the record of `id` (its slot is reused under a new generation).
+    pub(crate) fn remove(&mut self, id: PeerId) -> Option<Box<Peer>> {
+        let slot = self.slots.get_mut(id.index as usize)?;
+        if slot.generation != id.generation {
+            return None;
+        }
+        let peer = slot.peer.take()?;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(id.index);
+        self.len -= 1;
+        if self.by_addr.get(&peer.addr) == Some(&id) {
+            self.by_addr.remove(&peer.addr);
+        }
+        if let Some(n) = &peer.info.node {
+            if self.by_node.get(n) == Some(&id) {
+                self.by_node.remove(n);
+            }
+        }
+        self.stats.removed += 1;
+        Some(peer)
+    }
+
+    /// Make room: drop the least recently heard peer with neither an association nor one this
+    /// node keeps up. Whether one went.
+    fn evict_one(&mut self) -> bool {
+        let victim = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let p = s.peer.as_ref()?;
+                let idle = !p.info.associated && p.kept.is_none() && p.heartbeat.is_none();
+                idle.then_some((p.info.last_seen, i, s.generation))
+            })
+            .min();
+        let Some((_, index, generation)) = victim else {
+            return false;
+        };
+        let id = PeerId {
+            index: index as u32,
+            generation,
+        };
+        let evicted = self.remove(id);
+        if let Some(p) = &evicted {
+            self.stats.removed -= 1;
+            self.stats.evicted += 1;
+            tracing::debug!(addr = %p.addr, "peer table full: idle peer evicted");
+        }
+        evicted.is_some()
     }
 
     /// Record a Recovery Time Stamp heard from `peer`: returns [`PeerEvent::Restarted`] if
@@ -282,7 +503,10 @@ impl Peers {
         rts: RecoveryTimeStamp,
         now: Instant,
     ) -> Option<PeerEvent> {
-        let info = self.map.get_mut(&peer).filter(|i| i.associated)?;
+        let info = &mut self
+            .record_at_mut(&peer)
+            .filter(|p| p.info.associated)?
+            .info;
         info.last_seen = now;
         let old = info.recovery_time_stamp.replace(rts);
         // Equality, not order: the field wraps in 2036 (clause 8.2.65).
@@ -309,30 +533,29 @@ impl Peers {
         msg: &Message<'_>,
         now: Instant,
     ) -> Option<Vec<PeerEvent>> {
-        if self.map.len() >= self.max_peers && !self.map.contains_key(&peer) {
-            return None;
-        }
+        let id = self.insert(peer, now)?;
         let rts = msg.recovery_time_stamp().ok().flatten();
         let mut events: Vec<PeerEvent> = rts
             .and_then(|r| self.observe_recovery(peer, r, now))
             .into_iter()
             .collect();
-        let info = self.map.entry(peer).or_insert(PeerInfo {
-            node: None,
-            recovery_time_stamp: None,
-            associated: false,
-            cp_features: None,
-            up_features: None,
-            last_seen: now,
-        });
+        let record = self.record_mut(id)?;
+        let info = &mut record.info;
         if rts.is_some() {
             info.recovery_time_stamp = rts;
         }
+        let renamed = info.node.as_ref().filter(|n| **n != node).cloned();
         info.node = Some(node.clone());
         info.associated = true;
         info.last_seen = now;
         info.cp_features = msg.cp_function_features().ok().flatten();
         info.up_features = msg.up_function_features().ok().flatten();
+        if let Some(old) = renamed {
+            if self.by_node.get(&old) == Some(&id) {
+                self.by_node.remove(&old);
+            }
+        }
+        self.by_node.insert(node.clone(), id);
         events.push(PeerEvent::Associated { peer, node });
         Some(events)
     }
@@ -435,7 +658,7 @@ impl Peers {
         now: Instant,
     ) -> Result<NodeAnswer, PeerError> {
         let mut answer = NodeAnswer::default();
-        let cause = match self.map.get_mut(&peer) {
+        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
             Some(info) if info.associated => {
                 info.last_seen = now;
                 if let Ok(Some(f)) = msg.cp_function_features() {
@@ -467,7 +690,7 @@ impl Peers {
         seq: SequenceNumber,
     ) -> Result<NodeAnswer, PeerError> {
         let mut answer = NodeAnswer::default();
-        let cause = match self.map.get_mut(&peer) {
+        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
             Some(info) if info.associated => {
                 info.associated = false;
                 answer.events.push(PeerEvent::Released {
@@ -532,7 +755,10 @@ impl Peers {
     /// The peer answered a request with Cause 72 (it holds no association with this node):
     /// the association ends here too. `None` if it was not associated.
     pub fn lost(&mut self, peer: SocketAddr) -> Option<PeerEvent> {
-        let info = self.map.get_mut(&peer).filter(|i| i.associated)?;
+        let info = &mut self
+            .record_at_mut(&peer)
+            .filter(|p| p.info.associated)?
+            .info;
         info.associated = false;
         Some(PeerEvent::NotAssociated {
             peer,
@@ -542,7 +768,7 @@ impl Peers {
 
     /// The peer missed its heartbeats: it is considered failed and its association ends.
     pub fn fail(&mut self, peer: SocketAddr) -> Option<PeerEvent> {
-        let info = self.map.get_mut(&peer)?;
+        let info = &mut self.record_at_mut(&peer)?.info;
         info.associated = false;
         Some(PeerEvent::Failed {
             peer,

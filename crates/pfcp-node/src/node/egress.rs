@@ -31,16 +31,19 @@ impl Node {
         header: &Header,
         now: Instant,
     ) -> Result<(), ThrottleReason> {
-        if !self.report_throttles.contains_key(&peer) {
+        let needs_one = self
+            .peers
+            .record_at(&peer)
+            .is_some_and(|p| p.report.is_none());
+        if needs_one {
             let Some(cfg) = self.report_config_for(peer) else {
                 return Ok(());
             };
-            if self.report_throttles.len() >= self.max_peers {
-                return Ok(());
-            }
             match EgressThrottle::new(cfg, now) {
                 Ok(th) => {
-                    self.report_throttles.insert(peer, th);
+                    if let Some(p) = self.peers.record_at_mut(&peer) {
+                        p.report = Some(Box::new(th));
+                    }
                 }
                 Err(e) => {
                     warn!(error = %e, "invalid report egress configuration");
@@ -52,7 +55,11 @@ impl Node {
         let priority = header
             .priority
             .unwrap_or_else(|| pfcp_throttle::Classifier::default().received_request(None));
-        let Some(th) = self.report_throttles.get_mut(&peer) else {
+        let Some(th) = self
+            .peers
+            .record_at_mut(&peer)
+            .and_then(|p| p.report.as_mut())
+        else {
             return Ok(());
         };
         match th.decide(MessageKind::Request, priority, now) {
@@ -81,9 +88,13 @@ impl Node {
     }
 
     pub(super) fn report_ended(&mut self, peer: &SocketAddr) {
-        if let Some(th) = self.report_throttles.get_mut(peer) {
+        if let Some(th) = self.report_throttle_mut(peer) {
             th.on_transaction_end();
         }
+    }
+
+    fn report_throttle_mut(&mut self, peer: &SocketAddr) -> Option<&mut EgressThrottle> {
+        self.peers.record_at_mut(peer)?.report.as_deref_mut()
     }
 
     /// A message sent to `peer` at `now` without an egress decision counts in the egress rate
@@ -101,9 +112,9 @@ impl Node {
                 cp.on_send(&node, kind, now);
             }
         }
-        // Only a UP function with report egress throttles has any (no hashing otherwise).
-        if !self.report_throttles.is_empty() {
-            if let Some(th) = self.report_throttles.get_mut(&peer) {
+        // Only a UP function with report egress throttles has any (no lookup otherwise).
+        if self.report_egress.is_some() || self.report_egress_sets.is_some() {
+            if let Some(th) = self.report_throttle_mut(&peer) {
                 th.on_send(kind, now);
             }
         }
@@ -117,10 +128,8 @@ impl Node {
             // The destination the decision chose (after a redirection, the alternate).
             (Some(cp), Some(d)) => {
                 cp.on_retransmit(&d, now);
-                if !self.report_throttles.is_empty() {
-                    if let Some(th) = self.report_throttles.get_mut(&peer) {
-                        th.on_send(MessageKind::Retransmission, now);
-                    }
+                if let Some(th) = self.report_throttle_mut(&peer) {
+                    th.on_send(MessageKind::Retransmission, now);
                 }
             }
             _ => self.count_egress(peer, MessageKind::Retransmission, now),

@@ -14,11 +14,11 @@ use pfcp_wire::{Cause, DecodeError, Header, Message, MessageType};
 use tracing::{debug, info, warn};
 
 use super::{
-    HeldRequest, Kept, Node, NodeEvent, Outstanding, Purpose, RequestError, RequestId,
-    RequestProfile, Response, ResponseOrigin,
+    HeldRequest, Node, NodeEvent, Outstanding, Purpose, RequestError, RequestId, RequestProfile,
+    Response, ResponseOrigin,
 };
 use crate::cp::{CpDecision, Destination, RejectReason};
-use crate::peer::{self, PeerEvent};
+use crate::peer::{self, Kept, PeerEvent};
 use crate::xact::TxId;
 
 impl Node {
@@ -111,9 +111,9 @@ impl Node {
         if let Some(decision) = decision {
             let (to, priority) = match decision {
                 CpDecision::Send { priority, dest } => (dest, priority),
-                CpDecision::Redirect { to, priority } => match self.node_addrs.get(&to.node) {
+                CpDecision::Redirect { to, priority } => match self.peers.addr_of(&to.node) {
                     Some(addr) => {
-                        peer = *addr;
+                        peer = addr;
                         info!(%peer, dest = %to, "request redirected");
                         (to, priority)
                     }
@@ -260,14 +260,24 @@ impl Node {
     pub fn associate(&mut self, peer: SocketAddr, now: Instant) -> Result<RequestId, RequestError> {
         let id = self.next_request_id();
         if self.reassociate_interval.is_some() {
-            self.kept.entry(peer).or_default();
+            let record = self
+                .peers
+                .insert(peer, now)
+                .and_then(|p| self.peers.record_mut(p))
+                .ok_or(RequestError::PeerTableFull)?;
+            record.kept.get_or_insert_with(Kept::default);
         }
         let tx = self.send_setup(peer, Purpose::Associate(Some(id)), now)?;
-        if let Some(k) = self.kept.get_mut(&peer) {
+        if let Some(k) = self.kept_mut(&peer) {
             k.attempt = Some(tx);
             k.next = None;
         }
         Ok(id)
+    }
+
+    /// The association this node keeps up with `peer`, if any.
+    fn kept_mut(&mut self, peer: &SocketAddr) -> Option<&mut Kept> {
+        self.peers.record_at_mut(peer)?.kept.as_mut()
     }
 
     /// Send a Heartbeat Request to `peer` now (clause 6.2.2); the outcome carries the
@@ -280,7 +290,9 @@ impl Node {
 
     /// Whether `peer` is one whose association this node keeps and it is down now.
     fn association_down(&self, peer: &SocketAddr) -> bool {
-        self.kept.contains_key(peer) && !self.peers.is_associated(peer)
+        self.peers
+            .record_at(peer)
+            .is_some_and(|p| p.kept.is_some() && !p.info.associated)
     }
 
     fn send_setup(
@@ -347,11 +359,11 @@ impl Node {
     /// Send the next Association Setup Request of a kept association that is down (the
     /// previous one, if still outstanding, is abandoned: the peer is answering nothing).
     pub(super) fn reassociate(&mut self, peer: SocketAddr, now: Instant) {
-        let Some(k) = self.kept.get(&peer).copied() else {
+        let Some(k) = self.peers.record_at(&peer).and_then(|p| p.kept) else {
             return;
         };
         if self.peers.is_associated(&peer) {
-            if let Some(k) = self.kept.get_mut(&peer) {
+            if let Some(k) = self.kept_mut(&peer) {
                 k.next = None;
             }
             return;
@@ -370,7 +382,9 @@ impl Node {
             }
         };
         let next = self.reassociate_interval.and_then(|i| now.checked_add(i));
-        self.kept.insert(peer, Kept { attempt, next });
+        if let Some(k) = self.kept_mut(&peer) {
+            *k = Kept { attempt, next };
+        }
         info!(%peer, "setting the association up again");
     }
 
@@ -430,10 +444,11 @@ impl Node {
                 for e in self.peers.handle_setup_response(peer, msg, now) {
                     self.on_peer_event(e, now);
                 }
-                if let Some(k) = self.kept.get_mut(&peer) {
+                let associated = self.peers.is_associated(&peer);
+                if let Some(k) = self.kept_mut(&peer) {
                     if k.attempt == Some(tx) {
                         k.attempt = None;
-                        if self.peers.is_associated(&peer) {
+                        if associated {
                             k.next = None;
                         }
                     }
@@ -444,9 +459,7 @@ impl Node {
                 }
             }
             Purpose::Heartbeat(id) => {
-                if self.heartbeats.get(&peer) == Some(&tx) {
-                    self.heartbeats.remove(&peer);
-                }
+                self.heartbeat_over(peer, tx);
                 if let Some(e) = self.peers.handle_heartbeat_response(peer, msg, now) {
                     self.on_peer_event(e, now);
                 }
@@ -482,7 +495,7 @@ impl Node {
                         result: Err(RequestError::Timeout { transmissions }),
                     });
                 }
-                if let Some(k) = self.kept.get_mut(&peer) {
+                if let Some(k) = self.kept_mut(&peer) {
                     if k.attempt == Some(tx) {
                         k.attempt = None;
                         if k.next.is_none() {
@@ -492,9 +505,7 @@ impl Node {
                 }
             }
             Purpose::Heartbeat(id) => {
-                if self.heartbeats.get(&peer) == Some(&tx) {
-                    self.heartbeats.remove(&peer);
-                }
+                self.heartbeat_over(peer, tx);
                 if let Some(id) = id {
                     self.events.push_back(NodeEvent::Outcome {
                         id,
@@ -535,6 +546,15 @@ impl Node {
         let _ = (transmissions, now);
     }
 
+    /// The node's own heartbeat `tx` to `peer` is over (answered or timed out).
+    fn heartbeat_over(&mut self, peer: SocketAddr, tx: TxId) {
+        if let Some(p) = self.peers.record_at_mut(&peer) {
+            if p.heartbeat == Some(tx) {
+                p.heartbeat = None;
+            }
+        }
+    }
+
     /// Free what an outstanding request held in the throttles.
     fn request_over(&mut self, o: &Outstanding, peer: SocketAddr) {
         if o.report {
@@ -556,7 +576,6 @@ impl Node {
     pub(super) fn on_peer_event(&mut self, e: PeerEvent, now: Instant) {
         match &e {
             PeerEvent::Associated { peer, node } => {
-                self.node_addrs.insert(node.clone(), *peer);
                 if let Some(cp) = self.cp.as_mut() {
                     // Counted by address until the association named the UP function.
                     cp.rekey_peer(&NodeKey::Ip(peer.ip()), node);
@@ -565,7 +584,7 @@ impl Node {
                 if let (Some(adm), Some(f)) = (self.admission.as_mut(), features) {
                     adm.set_peer_features(node.clone(), &f);
                 }
-                if let Some(k) = self.kept.get_mut(peer) {
+                if let Some(k) = self.kept_mut(peer) {
                     k.next = None;
                 }
                 info!(event = ?e, "peer event");
@@ -580,11 +599,13 @@ impl Node {
                     // A restarted or failed peer: its outstanding transactions fail (6.2.2).
                     self.xact.fail_peer(peer);
                 }
-                if matches!(e, PeerEvent::Released { .. }) {
-                    // The peer ended it on purpose (6.2.8): not set up again.
-                    self.kept.remove(&peer);
+                if let Some(p) = self.peers.record_at_mut(&peer) {
+                    if matches!(e, PeerEvent::Released { .. }) {
+                        // The peer ended it on purpose (6.2.8): not set up again.
+                        p.kept = None;
+                    }
+                    p.heartbeat = None;
                 }
-                self.heartbeats.remove(&peer);
                 // What was learned from it is reset (6.2.4.3.2: a restart resets sequencing),
                 // unless another address of the same node is still associated: a release or
                 // failure of one of a node's addresses must not drop the node's state.
@@ -625,8 +646,15 @@ impl Node {
                             sessions,
                         }));
                 }
-                if self.kept.contains_key(&peer) {
-                    self.reassociate(peer, now);
+                match self.peers.record_at(&peer) {
+                    Some(p) if p.kept.is_some() => self.reassociate(peer, now),
+                    // Nothing keeps the record of a peer whose association ended.
+                    Some(p) if !p.info.associated => {
+                        if let Some(id) = self.peers.id(&peer) {
+                            self.peers.remove(id);
+                        }
+                    }
+                    _ => {}
                 }
                 self.drain_xact(now);
             }

@@ -263,6 +263,10 @@ pub enum RequestError {
     /// The transaction layer refused the request (limits, a bad message).
     #[error("transaction: {0}")]
     Xact(#[from] XactError),
+    /// A new peer could not be recorded: the peer table
+    /// ([`NodeConfig::max_peers`](super::NodeConfig::max_peers)) is full of associated peers.
+    #[error("peer table full")]
+    PeerTableFull,
 }
 
 /// What a node reports to its application, drained with

@@ -375,3 +375,65 @@ fn answers_to_our_own_setup_and_heartbeat_follow_the_same_policy() {
     assert_eq!(peers.handle_heartbeat_response(other, &m, t0()), None);
     assert!(peers.get(&other).is_none());
 }
+
+/// A full table makes room for a new peer by dropping the least recently heard peer without
+/// an association (counted as evicted), and refuses one only when every record is an
+/// associated peer (counted as refused: Cause 73 "No resources available" to its setup).
+#[test]
+fn a_full_table_evicts_idle_peers_and_refuses_only_when_every_peer_is_associated() {
+    let mut peers = Peers::new(2);
+    let at = |port: u16| SocketAddr::from((Ipv4Addr::new(198, 51, 100, 1), port));
+    let release = msg("2009000d00000200003c000500c000020a");
+    // Two CP functions associate, the first releases: its record stays idle.
+    assert_eq!(
+        kinds(&request_from(&mut peers, at(1), &setup_with(1)).0),
+        ["associated"]
+    );
+    assert_eq!(
+        kinds(&request_from(&mut peers, at(2), &setup_with(1)).0),
+        ["associated"]
+    );
+    assert_eq!(
+        kinds(&request_from(&mut peers, at(1), &release).0),
+        ["released"]
+    );
+    assert_eq!(peers.len(), 2);
+    // A third one takes the idle record's place.
+    assert_eq!(
+        kinds(&request_from(&mut peers, at(3), &setup_with(1)).0),
+        ["associated"]
+    );
+    assert_eq!(peers.len(), 2);
+    assert!(peers.get(&at(1)).is_none());
+    assert!(peers.is_associated(&at(2)) && peers.is_associated(&at(3)));
+    assert_eq!(peers.stats().evicted, 1);
+    // A fourth finds only associated peers: refused with Cause 73, nobody dropped.
+    let setup = setup_with(1);
+    let m = Message::decode(&setup).unwrap();
+    let a = peers
+        .handle_request(&up(), at(4), &m, t0())
+        .unwrap()
+        .unwrap();
+    assert!(a.events.is_empty());
+    let r = a.response.unwrap();
+    let rm = Message::decode(&r).unwrap();
+    assert_eq!(rm.cause().unwrap(), Some(Cause::NO_RESOURCES_AVAILABLE));
+    assert_eq!(peers.stats().refused, 1);
+    assert!(peers.is_associated(&at(2)) && peers.is_associated(&at(3)));
+}
+
+/// A handle outlives its record harmlessly: the slot's next record has another generation.
+#[test]
+fn a_stale_peer_id_finds_nothing() {
+    let mut peers = Peers::new(4);
+    let a = SocketAddr::from((Ipv4Addr::new(198, 51, 100, 1), 1));
+    let b = SocketAddr::from((Ipv4Addr::new(198, 51, 100, 1), 2));
+    let first = peers.insert(a, t0()).unwrap();
+    assert!(peers.remove(first).is_some());
+    let second = peers.insert(b, t0()).unwrap();
+    assert_ne!(first, second);
+    assert!(peers.record(first).is_none());
+    assert!(peers.remove(first).is_none());
+    assert_eq!(peers.record(second).map(|p| p.addr), Some(b));
+    assert_eq!(peers.id(&a), None);
+}
