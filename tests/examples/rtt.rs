@@ -1,7 +1,7 @@
 //! Heartbeat round trips per second of one associated CP against real server processes on
 //! loopback: a C UDP echo (the floor), `pfcp up` with its default flags and
-//! `examples/minimal_up` of pfcp-node (project issue 9, section 3; `docs/benchmarks.md`,
-//! "pfcp-node", "One associated CP against `pfcp up`").
+//! `examples/minimal_up` of pfcp-node (`docs/benchmarks.md`, "pfcp-node", "One associated CP
+//! against `pfcp up`").
 //!
 //! ```sh
 //! cargo run --release -p pfcp-e2e --example rtt

@@ -3,7 +3,7 @@
 //! throttle of TS 29.244 6.2.4.4, alternate routing across route groups and the C.2 state
 //! (TS 29.273 Annex C.2). Each test is named by the sentence of the router document (or of
 //! C.2) it holds the node to; `seed_003_*` reproduces the document's two-route-group example
-//! and prints its figures (`docs/benchmarks.md`, "Issue 11").
+//! and prints its figures (`docs/benchmarks.md`, "Through the node").
 
 use std::time::Duration;
 

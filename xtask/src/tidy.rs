@@ -1,6 +1,9 @@
 //! Repository hygiene, run by `cargo xtask tidy`, by `cargo xtask ci`, and as a `#[test]`.
 //!
 //! * every crate under `crates/` is named in `docs/ARCHITECTURE.md` and has a README;
+//! * every path `docs/ARCHITECTURE.md` names exists, and every Rust file of 300 lines or more
+//!   under `crates/`, `tests/`, `xtask/`, `fuzz/` and `benches/` is named there
+//!   ([`code_map`]);
 //! * every publishable crate's manifest has the metadata crates.io users rely on;
 //! * licence files and the CHANGELOG exist;
 //! * no test is ignored or marked should-panic, and no todo or unimplemented stub exists.
@@ -8,6 +11,8 @@
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
+
+mod code_map;
 
 /// Everything tidy found wrong.
 #[derive(Debug)]
@@ -27,6 +32,9 @@ pub(crate) fn run(root: &Path) -> Result<(), TidyError> {
     let arch = fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap_or_default();
     if arch.is_empty() {
         problems.push("docs/ARCHITECTURE.md is missing".to_string());
+    }
+    if !arch.is_empty() {
+        problems.extend(code_map::check(root, &arch));
     }
     for f in ["LICENSE-MIT", "LICENSE-APACHE", "CHANGELOG.md", "README.md"] {
         if !root.join(f).exists() {

@@ -369,7 +369,7 @@ mod tests {
             .collect()
     }
 
-    /// The three invalid messages of issue 12, from the header and IE layouts (clauses 7.2.2,
+    /// Three invalid messages, from the header and IE layouts (clauses 7.2.2,
     /// 8.2.65, 8.2.38, 8.2.1): each decodes, and each line says what a node answers.
     #[test]
     fn invalid_messages_carry_the_cause_and_offending_ie() {

@@ -83,9 +83,10 @@
 //! a refusal (called with cause 74) towards a peer with OVRL an *overflow OCI* derived from the
 //! queue itself:
 //!
-//! * Metric: the share of the requests offered since the episode began (the start of the
-//!   control interval of the first refusal) that were refused, rounded **up** to the
-//!   reporter's step, at least one step, at most the reporter's `max_metric`;
+//! * Metric: the cut that brings the requests offered since the episode began (the start of
+//!   the control interval before the first refusal) to the reporter's target load,
+//!   `1 - target_load x kept / offered`, rounded **up** to the reporter's step, at most the
+//!   reporter's `max_metric`; none while the surplus is within what the target allows;
 //! * node-scoped (AOCI=1, clause 8.2.76): the queue measures the whole UP function;
 //! * Period of Validity [`AdmissionConfig::overflow_oci_validity`](crate::admission::AdmissionConfig::overflow_oci_validity) (default 2 s): it only
 //!   bridges until the reporter's first measured metric, and a one-off burst must not throttle

@@ -238,9 +238,10 @@ pub struct UpSelector {
     /// storm, up to the OCI's whole Period of Validity, while the UP functions they kept take
     /// its share (`docs/overload-control.md`, UP selection). What is then sent to it still
     /// passes its Loss throttle at the reduction in force, and its first response brings the
-    /// current OCI. `None`: a reduction counts until its validity ends. Default 50 ms, half the
-    /// reporter's default control interval (200 ms before, see the CHANGELOG): a reduction older
-    /// than that may already have been lowered, and a UP function the CPs avoid on old news
+    /// current OCI. `None`: a reduction counts until its validity ends. Default 50 ms, a
+    /// quarter of the reporter's default control interval and the spacing of its checks within
+    /// the interval (`OverloadReporter::handle_window`): a reduction older than that may
+    /// already have been lowered, and a UP function the CPs avoid on old news
     /// gets nothing to answer with the new (`docs/overload-control.md`, "Two UP functions
     /// opening apart").
     pub reprobe_after: Option<Duration>,

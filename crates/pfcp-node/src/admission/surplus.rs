@@ -8,8 +8,8 @@
 //! index of dispersion (the heavy-traffic diffusion approximation of a queue between two
 //! barriers). Holding `x` at [`IDLE_EXPONENT`] gives `T = 1 / (1 - x c² / 2K)`: smooth
 //! arrivals need a small surplus, bursty ones a larger one. The index is measured as the
-//! variance over the mean of the arrival counts in tenths of a control interval, smoothed over
-//! the intervals of an overload episode.
+//! variance over the mean of the arrival counts in 10 ms bins over each control interval,
+//! smoothed over the intervals of an overload episode.
 
 use std::time::{Duration, Instant};
 
@@ -20,7 +20,7 @@ const BIN: Duration = Duration::from_millis(10);
 const MIN_BINS: u32 = 10;
 /// The `x` held, chosen in `pfcp sim`: 16 paced CP functions, whose counts show an index of
 /// about 0.58 over 10 ms, get 1.24, one CP function (about 0.25) 1.09. With 8.6 (1.2 and
-/// 1.08, stop 31) a single 200 ms period dipped to 0.91 C in 3 of 192 seeds of a 16-CP step
+/// 1.08) a single 200 ms period dipped to 0.91 C in 3 of 192 seeds of a 16-CP step
 /// to 10x; with 10 in none, for 0.1-0.3 points of goodput (`docs/overload-control.md`).
 const IDLE_EXPONENT: f64 = 10.0;
 /// Memory of the smoothed index: an interval's index weighs its share of this (a twentieth at

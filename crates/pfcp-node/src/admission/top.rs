@@ -2,7 +2,7 @@
 //! its own long bound while its load fits or its backlog is a cluster the UP function clears,
 //! the others' bound while it holds a surplus
 //! ([`AdmissionConfig::top_priority_max_wait`](super::AdmissionConfig::top_priority_max_wait),
-//! `docs/overload-control.md`, "Priority 0, and CPs that drew the same classes").
+//! `docs/overload-control.md`, "Priority 0").
 
 use std::time::{Duration, Instant};
 
@@ -18,9 +18,9 @@ const SURPLUS_BOUNDS: u32 = 2;
 const RELEASE: f64 = 0.9;
 /// Priority 0's backlog is taken for a cluster only while its arrivals over the last
 /// interval's length are at most this share of the capacity. A cluster the UP function clears
-/// came in at about the capacity (108 and 92 in two intervals, stop 23); the first moment of a
+/// came in at about the capacity (108 and 92 in two intervals); the first moment of a
 /// storm at 10x comes in above it while the smoothed arrivals still lag from before, and taken
-/// for a cluster its backlog was served newest first, the oldest 50-120 ms late (stop 30).
+/// for a cluster its backlog was served newest first, the oldest 50-120 ms late.
 /// 1.05 lost emergency requests at a storm's onset at 5x in `pfcp sim`; 1.2 left the onsets at
 /// 10x as before.
 const CLUSTER_PEAK: f64 = 1.1;

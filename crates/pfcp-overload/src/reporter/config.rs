@@ -41,7 +41,7 @@ pub struct ReporterConfig {
     /// Control interval `T` (how often [`OverloadReporter::handle_measurement`](super::OverloadReporter::handle_measurement) is called).
     /// Default 200 ms: long enough that a UP function of 1000 requests/s counts about 200
     /// arrivals an interval, whose noise then stays within a few per cent of its capacity
-    /// (`docs/overload-control.md`, "The control interval"); 100 ms before (CHANGELOG).
+    /// (`docs/overload-control.md`, "The control interval").
     pub interval: Duration,
     /// Requests per interval the UP can serve, if known. Default `None`: learned.
     pub capacity: Option<f64>,

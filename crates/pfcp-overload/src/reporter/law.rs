@@ -56,7 +56,8 @@ pub enum ControlLaw {
 
 /// Gain of the integral trim, per interval (in the log of the admitted share). With the
 /// metric dithered across peers the trim's steps reach the arrivals in proportion, and a lower
-/// gain follows less of the arrivals' noise (0.25 until stop 22; `docs/overload-control.md`).
+/// gain follows less of the arrivals' noise than 0.25 did (`docs/overload-control.md`, "Why
+/// the loop settles").
 const TRIM_GAIN: f64 = 0.15;
 /// The trim integrates only while the arrivals are within this factor (in log) of the target:
 /// beyond, the feed-forward is the better guide and the trim would wind up during a transient.
@@ -77,8 +78,8 @@ const STEP_BAND: f64 = 0.4;
 /// Weight of a new demand estimate within the step band: an eighth, since at a deep cut one
 /// metric point moves the arrivals by a tenth of the capacity, and half weight turned the
 /// one-interval bursts of 16 CPs into such points (the spread of arrivals in a step's high
-/// phase fell from 0.70 to 0.45 of the capacity with a quarter; an eighth, with the dithered
-/// metric, since stop 22; `docs/overload-control.md`).
+/// phase fell from 0.70 to 0.45 of the capacity with a quarter, and the dithered metric
+/// follows less noise still with an eighth; `docs/overload-control.md`).
 const DEMAND_SMOOTHING: f64 = 0.125;
 /// Weight of a new interval in the smoothed priority arrivals.
 const SMOOTHING: f64 = 0.5;

@@ -8,8 +8,8 @@
 //! the buffer with the crate's zero-copy [`IeIter`] (typed IEs decode straight from it), and
 //! edits go through methods ([`OwnedMessage::insert`], [`OwnedMessage::remove`],
 //! [`OwnedMessage::replace`], [`OwnedMessage::set_value`], [`OwnedMessage::group`]) that
-//! rewrite the Length of every grouped IE around the edit. `docs/benchmarks.md` ("Issue 12",
-//! round 3) has the figures that chose this over a tree of IEs.
+//! rewrite the Length of every grouped IE around the edit. `docs/benchmarks.md` ("The oracle
+//! corpus") has its costs against rs-pfcp's `parse` and `marshal_into`.
 //!
 //! The buffer's invariant, kept by every method: it is a list of complete IEs, and the value
 //! of every IE of a grouped type ([`crate::IeType::is_grouped`]) is such a list too, nested at most

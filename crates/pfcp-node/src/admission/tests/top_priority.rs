@@ -220,7 +220,7 @@ fn priority_0_above_the_capacity_on_average_is_held_to_the_others_bound() {
 /// its smoothed arrivals still lag from before and its backlog is short (20 requests at
 /// 100 ms): once more than 1.1 of the capacity has come within an interval's length, what
 /// would wait beyond the others' bound is refused. Taken for a cluster, its backlog was served
-/// newest first, and in `pfcp sim` at 10x the oldest 50-120 ms late (stop 30).
+/// newest first, and in `pfcp sim` at 10x the oldest 50-120 ms late.
 #[test]
 fn a_storm_s_first_moment_above_the_capacity_is_no_cluster() {
     let (mut up, mut r) = TopRun::at_1000_per_sec();
