@@ -73,6 +73,7 @@ pub enum Command {
     /// it) runs in virtual time (every function a real sans-IO node, deterministic from the
     /// seed) and, at small scale, on loopback UDP. Prints a table and writes report.json and
     /// report.svg into --out.
+    #[command(after_help = crate::sim::EXAMPLES)]
     Sim(crate::sim::SimArgs),
     /// Write the project's sample capture (samples/overload.pcap) to OUT.
     #[command(hide = true)]
