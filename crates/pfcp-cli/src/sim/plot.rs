@@ -14,11 +14,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::report::Report;
-use super::table::load;
 
 pub(super) mod figure;
 
-use figure::{Curve, Figure, Key, StepPanels, SweepPanels, GREY};
+use figure::{tick_label, Curve, Figure, Key, StepPanels, SweepPanels, GREY};
 
 /// The figure's width, pixels.
 const WIDTH: u32 = 1200;
@@ -121,7 +120,7 @@ fn load_chart<'a, 'b>(
         .configure_mesh()
         .x_desc("offered load (multiple of the capacity)")
         .y_desc(y_desc)
-        .x_label_formatter(&|x| load(*x))
+        .x_label_formatter(&|x| tick_label(*x))
         .y_label_formatter(&|y| format!("{y:.1}"))
         .label_style(font(13))
         .axis_desc_style(font(14))

@@ -38,7 +38,7 @@ pub(super) fn pattern(lag1: f64) -> &'static str {
 /// class offered nothing.
 fn priority_cell(p: &Point) -> String {
     match (p.priority_success, p.priority_load) {
-        (Some(s), Some(l)) => format!("{s:.3} at {}", load(l)),
+        (Some(s), Some(l)) => format!("{s:.3} at {l:.2}x"),
         _ => "-".into(),
     }
 }
@@ -254,12 +254,20 @@ impl Report {
             "pattern",
             "goodput/ideal"
         );
+        // The statistics of the high phase's second half need samples: 2 for the noise, 5
+        // for the averages.
+        let interval_secs = self.scenario.interval_ms as f64 / 1000.0;
+        let samples = (spec.phase_secs / 2.0 / interval_secs.max(1e-9)).floor();
+        let shown = Shown {
+            noise: samples >= 2.0,
+            averages: samples >= 5.0,
+        };
         let order = self.strategy_order(v.step.iter().map(|s| s.run.strategy.as_str()));
         for name in &order {
             let Some(st) = v.step.iter().find(|s| s.run.strategy == *name) else {
                 continue;
             };
-            step_rows(st, out);
+            step_rows(st, shown, out);
         }
         let interval = self.scenario.interval_ms;
         let _ = writeln!(
@@ -408,8 +416,19 @@ impl Report {
     }
 }
 
-/// The step's two rows of one strategy: the arrivals and what was served.
-fn step_rows(st: &StepReport, out: &mut String) {
+/// Which of the step's statistics have the samples they need.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    /// The noise and the pattern (2 intervals).
+    noise: bool,
+    /// The 1 s swing (5 intervals).
+    averages: bool,
+}
+
+/// The step's two rows of one strategy: the arrivals and what was served; `-` for a
+/// statistic without the samples it needs.
+fn step_rows(st: &StepReport, shown: Shown, out: &mut String) {
+    let dash = || "-".to_owned();
     let _ = writeln!(
         out,
         "  {:<15}  {:<8}  {:>9}  {:>11}  {:>6}  {:>9}  {:>5}  {:<11}  {:>13.3}",
@@ -418,9 +437,21 @@ fn step_rows(st: &StepReport, out: &mut String) {
         secs(st.settle_up_secs),
         secs(st.settle_down_secs),
         percent(st.oscillation),
-        percent(st.arrivals_mean_spread),
-        percent(st.arrivals_sd),
-        pattern(st.arrivals_lag1),
+        if shown.averages {
+            percent(st.arrivals_mean_spread)
+        } else {
+            dash()
+        },
+        if shown.noise {
+            percent(st.arrivals_sd)
+        } else {
+            dash()
+        },
+        if shown.noise {
+            pattern(st.arrivals_lag1)
+        } else {
+            "-"
+        },
         st.run.goodput_ratio()
     );
     let _ = writeln!(
