@@ -286,11 +286,15 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         }
     ));
     if want_real {
-        say(format!(
-            "then {} real-time runs on loopback, {} s each, the scenario at small scale: {}",
-            real_jobs.len(),
-            small.sweep.warmup_secs + small.sweep.measure_secs,
-            table::scaling(&scenario, &small)
+        say(table::wrap(
+            &format!(
+                "then {} real-time runs on loopback, {} s each and the requests in flight, the scenario at small scale: {}",
+                real_jobs.len(),
+                small.sweep.warmup_secs + small.sweep.measure_secs,
+                table::scaling(&scenario, &small)
+            ),
+            88,
+            "  ",
         ));
         if args.engine == Engines::Real && (scenario.step.is_some() || scenario.restart.is_some()) {
             say("the step and the restart run in virtual time only: not with --engine real".into());

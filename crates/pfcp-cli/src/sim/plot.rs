@@ -99,6 +99,33 @@ fn legend(keys: &[Key], area: &Area<'_>) -> PlotResult {
     Ok(())
 }
 
+/// `text` on a white box, its bottom-left corner at `at` (`above`) or its top-left corner
+/// there: a label stays legible over the lines it crosses.
+fn boxed_text<X, Y>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    text: &str,
+    at: (X::ValueType, Y::ValueType),
+    above: bool,
+    colour: RGBColor,
+) -> PlotResult
+where
+    X: Ranged,
+    Y: Ranged,
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    let style = font(13).color(&colour);
+    let (w, h) = chart.plotting_area().estimate_text_size(text, &style)?;
+    let (w, h) = (w as i32 + 6, h as i32 + 4);
+    let top = if above { -h - 1 } else { 1 };
+    chart.plotting_area().draw(
+        &(EmptyElement::at(at)
+            + Rectangle::new([(0, top), (w, top + h)], WHITE.mix(0.85).filled())
+            + Text::new(text.to_owned(), (3, top + 2), style)),
+    )?;
+    Ok(())
+}
+
 /// A chart against offered load (logarithmic, ticks at `s.ticks`) with y in `0..y_max`.
 fn load_chart<'a, 'b>(
     area: &'a Area<'b>,
@@ -237,7 +264,7 @@ fn step(st: &StepPanels, rates: &Area<'_>, metric: &Area<'_>) -> PlotResult {
         .axis_desc_style(font(14))
         .light_line_style(WHITE)
         .draw()?;
-    phase_marks(&mut chart, st, 100.0, false)?;
+    phase_marks(&mut chart, st, 100.0)?;
     for c in &st.metric {
         chart.draw_series(LineSeries::new(
             c.points.iter().copied(),
@@ -247,13 +274,8 @@ fn step(st: &StepPanels, rates: &Area<'_>, metric: &Area<'_>) -> PlotResult {
     Ok(())
 }
 
-/// The phases as dashed vertical lines, labelled at the top if `labelled`.
-fn phase_marks(
-    chart: &mut Chart<'_, '_, RangedCoordf64>,
-    st: &StepPanels,
-    top: f64,
-    labelled: bool,
-) -> PlotResult {
+/// The phases as dashed vertical lines.
+fn phase_marks(chart: &mut Chart<'_, '_, RangedCoordf64>, st: &StepPanels, top: f64) -> PlotResult {
     for m in &st.phases {
         chart.draw_series(DashedLineSeries::new(
             [(m.t, 0.0), (m.t, top)],
@@ -261,13 +283,6 @@ fn phase_marks(
             4,
             BLACK.stroke_width(1),
         ))?;
-        if labelled {
-            chart.draw_series(std::iter::once(Text::new(
-                format!(" {}", m.label),
-                (m.t, top),
-                font(13).pos(Pos::new(HPos::Left, VPos::Top)),
-            )))?;
-        }
     }
     Ok(())
 }
@@ -295,38 +310,41 @@ fn rate_panel(
         .axis_desc_style(font(14))
         .light_line_style(WHITE)
         .draw()?;
-    phase_marks(&mut chart, st, st.top, true)?;
+    phase_marks(&mut chart, st, st.top)?;
     chart.draw_series(DashedLineSeries::new(
         [(0.0, st.capacity), (st.end, st.capacity)],
         8,
         5,
         GREY.stroke_width(2),
     ))?;
-    chart.draw_series(std::iter::once(Text::new(
-        format!("capacity {:.0}/s", st.capacity),
-        (st.end, st.capacity),
-        font(13)
-            .color(&GREY)
-            .pos(Pos::new(HPos::Right, VPos::Bottom)),
-    )))?;
     if with_offered {
         chart.draw_series(LineSeries::new(
             st.offered.iter().copied(),
             BLACK.stroke_width(1),
         ))?;
-        for l in &st.offered_labels {
-            chart.draw_series(std::iter::once(Text::new(
-                l.text.clone(),
-                l.at,
-                font(13).pos(Pos::new(HPos::Left, VPos::Bottom)),
-            )))?;
-        }
     }
     for c in curves {
         chart.draw_series(LineSeries::new(
             c.points.iter().copied(),
             c.colour.stroke_width(2),
         ))?;
+    }
+    // The labels over the lines.
+    let capacity = format!("capacity {:.0}/s", st.capacity);
+    boxed_text(
+        &mut chart,
+        &capacity,
+        (st.end * 0.8, st.capacity),
+        true,
+        GREY,
+    )?;
+    for m in &st.phases {
+        boxed_text(&mut chart, &m.label, (m.t, st.top), false, BLACK)?;
+    }
+    if with_offered {
+        for l in &st.offered_labels {
+            boxed_text(&mut chart, &l.text, l.at, true, BLACK)?;
+        }
     }
     // What the axis clips, said under it.
     let clipped: Vec<String> = curves

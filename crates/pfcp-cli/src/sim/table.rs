@@ -43,7 +43,27 @@ fn priority_cell(p: &Point) -> String {
     }
 }
 
-/// How the real-time engine scaled `full` into `small`: what changed, in one line.
+/// `text` wrapped at spaces to lines of at most `width` characters (a longer word stays
+/// whole), each line but the first indented by `indent`.
+pub(super) fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split(' ') {
+        if line > 0 && line + 1 + word.len() > width {
+            out.push('\n');
+            out.push_str(indent);
+            line = indent.len();
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.len();
+    }
+    out
+}
+
+/// How the real-time engine scaled `full` into `small`: what changed, as one sentence.
 pub(super) fn scaling(full: &Scenario, small: &Scenario) -> String {
     let rates = |s: &Scenario| {
         s.ups
@@ -349,7 +369,11 @@ impl Report {
             out,
             "\nreal time on loopback: the scenario at small scale, and the same small scenario in virtual time"
         );
-        let _ = writeln!(out, "  {}", scaling(&self.scenario, &rt.scenario));
+        let _ = writeln!(
+            out,
+            "  {}",
+            wrap(&scaling(&self.scenario, &rt.scenario), 98, "    ")
+        );
         let prio = self.priority_header();
         // Over real, virtual and difference; over the real-time run's own columns.
         let _ = write!(out, "{:25}{:^27}", "", "goodput/ideal");
@@ -477,6 +501,13 @@ mod tests {
         assert_eq!(pattern(-0.9), "alternating");
         assert_eq!(pattern(0.0), "irregular");
         assert_eq!(pattern(0.8), "drifting");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(wrap("aa bb cc dd", 5, "  "), "aa bb\n  cc\n  dd");
+        assert_eq!(wrap("a verylongword b", 4, ""), "a\nverylongword\nb");
+        assert_eq!(wrap("short", 80, "    "), "short");
     }
 
     #[test]
