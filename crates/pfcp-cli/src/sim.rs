@@ -45,13 +45,13 @@ use report::{Point, RealReport, Report, StepReport, VirtualReport};
 /// The examples at the end of `pfcp sim --help`.
 pub const EXAMPLES: &str = "\
 Examples:
-  pfcp sim                                  the embedded scenario in both engines, about a minute
-  pfcp sim --engine virtual --out results   virtual time only (seconds), into results/
-  pfcp sim --print-scenario > my.toml       the scenario as TOML, to edit ...
-  pfcp sim --scenario my.toml --seed 7      ... and run with another seed
-  pfcp sim --engine real --real-loads 1,3   real time only, at 1x and 3x the (scaled) capacity
-  pfcp sim --pcap sim.pcap                  also capture the real-time runs: wireshark sim.pcap
-  pfcp sim --metrics 127.0.0.1:9187 --quiet a Prometheus scrape endpoint, no progress bar
+  pfcp sim                                   the embedded scenario in both engines, about a minute
+  pfcp sim --engine virtual --out results    virtual time only (seconds), into results/
+  pfcp sim --print-scenario > my.toml        the scenario as TOML, to edit ...
+  pfcp sim --scenario my.toml --seed 7       ... and run with another seed
+  pfcp sim --engine real --real-loads 1,3    real time only, at 1x and 3x the (scaled) capacity
+  pfcp sim --pcap sim.pcap                   also capture the real-time runs: wireshark sim.pcap
+  pfcp sim --metrics 127.0.0.1:9187 --quiet  a Prometheus scrape endpoint, no progress bar
 
 Output: the tables on stdout, DIR/report.json and DIR/report.svg (DIR from --out); a report
 of an earlier run in DIR is removed when the run starts. Progress on stderr (a terminal only).";
