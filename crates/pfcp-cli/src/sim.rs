@@ -210,18 +210,19 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
     let small_classes = small
         .validate()
         .map_err(|e| format!("small scenario: {e}"))?;
+    // The exporter's listener runs on the runtime the real-time runs use; a busy address
+    // fails here, before an earlier report is removed.
+    let runtime = crate::up::runtime()?;
+    if args.metrics.is_some() {
+        let _inside = runtime.enter();
+        crate::meter::install_with_exporter(args.metrics)?;
+    }
     // The files before the runs: a run's results are never lost to an unwritable directory.
     let prepared = OutDir::prepare(&args.out)?;
     let pcap = match (&args.pcap, want_real) {
         (Some(p), true) => Some(Arc::new(crate::pcap_out::PcapOut::create(p)?)),
         _ => None,
     };
-    // The exporter's listener runs on the runtime the real-time runs use.
-    let runtime = crate::up::runtime()?;
-    if args.metrics.is_some() {
-        let _inside = runtime.enter();
-        crate::meter::install_with_exporter(args.metrics)?;
-    }
     let say = |line: String| {
         if !args.quiet {
             eprintln!("pfcp sim: {line}");

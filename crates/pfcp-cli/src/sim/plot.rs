@@ -257,6 +257,7 @@ fn step(st: &StepPanels, rates: &Area<'_>, metric: &Area<'_>) -> PlotResult {
     chart
         .configure_mesh()
         .x_desc("seconds")
+        .x_label_formatter(&|t| format!("{}", (t * 100.0).round() / 100.0))
         .y_desc("metric, %")
         .y_labels(6)
         .y_label_formatter(&|y| format!("{y:.0}"))
@@ -304,6 +305,7 @@ fn rate_panel(
     chart
         .configure_mesh()
         .x_desc("seconds")
+        .x_label_formatter(&|t| format!("{}", (t * 100.0).round() / 100.0))
         .y_desc("requests per second")
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(font(13))

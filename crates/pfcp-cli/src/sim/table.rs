@@ -18,6 +18,12 @@ fn percent(x: f64) -> String {
     format!("{:.0} %", x * 100.0)
 }
 
+/// A difference with its sign and three decimals; one that rounds to zero is `+0.000`.
+fn signed(x: f64) -> String {
+    let x = if x.abs() < 0.0005 { 0.0 } else { x };
+    format!("{x:+.3}")
+}
+
 /// Seconds with one decimal, or `-` when there is no figure.
 fn secs(x: Option<f64>) -> String {
     x.map_or("-".into(), |x| format!("{x:.1} s"))
@@ -418,10 +424,7 @@ impl Report {
                     p.strategy,
                     p.goodput_ratio,
                     twin.map_or("-".into(), |v| format!("{:.3}", v.goodput_ratio)),
-                    twin.map_or("-".into(), |v| format!(
-                        "{:+.3}",
-                        p.goodput_ratio - v.goodput_ratio
-                    )),
+                    twin.map_or("-".into(), |v| signed(p.goodput_ratio - v.goodput_ratio)),
                 );
                 if prio.is_some() {
                     let _ = write!(out, "  {:>18}", priority_cell(p));
@@ -501,6 +504,8 @@ mod tests {
         assert_eq!(pattern(-0.9), "alternating");
         assert_eq!(pattern(0.0), "irregular");
         assert_eq!(pattern(0.8), "drifting");
+        assert_eq!(signed(-0.0001), "+0.000");
+        assert_eq!(signed(-0.07), "-0.070");
     }
 
     #[test]
