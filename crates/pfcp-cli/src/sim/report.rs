@@ -310,6 +310,44 @@ fn settle(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pfcp_sim::Tally;
+
+    #[test]
+    fn a_point_gives_the_priority_class_its_load_beside_its_success() {
+        // 15000 emergency requests offered in 6 s against 2000/s: 2500/s, 1.25x.
+        let tally = |offered, succeeded| Tally {
+            offered,
+            succeeded,
+            ..Tally::default()
+        };
+        let r = RunResult {
+            strategy: "toolkit".into(),
+            load: 10.0,
+            measured_secs: 6.0,
+            goodput: 1900.0,
+            ideal: 2000.0,
+            by_class: vec![
+                ("emergency".into(), tally(15_000, 11_535)),
+                ("arp12".into(), tally(90_000, 0)),
+            ],
+            ..RunResult::default()
+        };
+        let p = Point::of(&r, 2000.0, Some("emergency"));
+        assert_eq!(p.priority_load, Some(1.25));
+        assert_eq!(p.priority_success, Some(0.769));
+        assert_eq!(p.goodput_ratio, 0.95);
+        // A class the mix lacks, or none, leaves both out.
+        let none = Point::of(&r, 2000.0, Some("emps"));
+        assert_eq!((none.priority_load, none.priority_success), (None, None));
+        assert_eq!(Point::of(&r, 2000.0, None).priority_load, None);
+        // The mix names the class: emergency first, else emps.
+        let mut sc = Scenario::default();
+        assert_eq!(priority_class(&sc).as_deref(), Some("emergency"));
+        sc.mix = "emps=1,arp2=9".into();
+        assert_eq!(priority_class(&sc).as_deref(), Some("emps"));
+        sc.mix = "arp2=1".into();
+        assert_eq!(priority_class(&sc), None);
+    }
 
     #[test]
     fn noise_tells_a_swing_from_a_constant() {
