@@ -71,8 +71,9 @@ pub enum Command {
     ///
     /// The default scenario (embedded; --scenario FILE for another, --print-scenario to see
     /// it) runs in virtual time (every function a real sans-IO node, deterministic from the
-    /// seed) and, at small scale, on loopback UDP. Prints a table and writes report.json and
-    /// report.svg into --out.
+    /// seed) and, at small scale, on loopback UDP. Prints the tables on stdout and writes
+    /// report.json and report.svg into --out (checked before the runs); progress on stderr.
+    #[command(after_help = crate::sim::EXAMPLES)]
     Sim(crate::sim::SimArgs),
     /// Write the project's sample capture (samples/overload.pcap) to OUT.
     #[command(hide = true)]

@@ -207,13 +207,19 @@ fn describe() {
     );
     metrics::describe_gauge!(
         "pfcp_sim_goodput_ratio",
-        "pfcp sim: goodput ratio of each finished point, by strategy and load"
+        "pfcp sim: goodput over the ideal of each finished run, by engine (virtual, real), \
+         scale (full: the scenario; small: the real-time runs and their twins), plan, \
+         strategy and load"
     );
     metrics::describe_gauge!(
         "pfcp_sim_emergency_success_ratio",
-        "pfcp sim: emergency success ratio of each finished point, by strategy and load"
+        "pfcp sim: emergency success of each finished run, by engine, scale, plan, strategy \
+         and load"
     );
-    metrics::describe_counter!("pfcp_sim_points_total", "pfcp sim: points of the sweep run");
+    metrics::describe_counter!(
+        "pfcp_sim_points_total",
+        "pfcp sim: runs finished, by engine and scale"
+    );
 }
 
 #[cfg(test)]

@@ -6,76 +6,118 @@
 //!   every strategy;
 //! * **real time**: the same functions as tokio endpoints on loopback UDP sockets, the scenario
 //!   at small scale ([`Scenario::small`]), and that small scenario in virtual time too, to say
-//!   how far the two engines are apart.
+//!   how far the two engines are apart. With `--engine both` it runs the comparison's loads
+//!   and strategies (`Scenario::small`'s), with `--engine real` the scenario's own; the
+//!   loads stay multiples of the capacity, and the output says how the scenario was scaled.
 //!
-//! It prints a table, and writes `report.json` (everything measured) and `report.svg` (goodput
-//! against offered load per strategy with the ideal; the step over time) into `--out`.
+//! It prints the tables, and writes `report.json` (everything measured) and `report.svg`
+//! (goodput and the priority class's success against offered load per strategy, the real-time
+//! points among them; the step over time) into `--out`. That directory is checked, and an
+//! earlier report in it removed, before any run.
 //!
 //! ## Modules
 //!
-//! `realtime` (the loopback engine), `report` (the JSON report and the tables), `plot` (the
-//! SVG). This file: the command line, the runs and the files.
+//! `realtime` (the loopback engine), `report` (the JSON report), `table` (the tables), `plot`
+//! (the SVG), `output` (the `--out` directory and the files), `progress` (the bar on
+//! stderr). This file: the command line and the runs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use pfcp_sim::traffic::Class;
 use pfcp_sim::{run, Plan, RunResult, Scenario, Strategy};
 
 use crate::now;
 
+mod output;
 mod plot;
+mod progress;
 mod realtime;
 pub mod report;
+mod table;
 
-use report::{RealReport, Report, StepReport, VirtualReport};
+use output::OutDir;
+use progress::Progress;
+use report::{Point, RealReport, Report, StepReport, VirtualReport};
+
+/// The examples at the end of `pfcp sim --help`.
+pub const EXAMPLES: &str = "\
+Examples:
+  pfcp sim                                   the embedded scenario in both engines, about a minute
+  pfcp sim --engine virtual --out results    virtual time only (seconds), into results/
+  pfcp sim --print-scenario > my.toml        the scenario as TOML, to edit ...
+  pfcp sim --scenario my.toml --seed 7       ... and run with another seed
+  pfcp sim --engine real --real-loads 1,3    real time only, at 1x and 3x the (scaled) capacity
+  pfcp sim --pcap sim.pcap                   also capture the real-time runs: wireshark sim.pcap
+  pfcp sim --metrics 127.0.0.1:9187 --quiet  a Prometheus scrape endpoint, no progress bar
+
+Output: the tables on stdout, DIR/report.json and DIR/report.svg (DIR from --out); a report
+of an earlier run in DIR is removed when the run starts. Progress on stderr (a terminal only).";
 
 /// Which engines `pfcp sim` runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Engines {
-    /// Virtual time only (the whole scenario; seconds).
+    /// Virtual time only: the whole scenario, in seconds.
     Virtual,
-    /// Real time on loopback only (the scenario at small scale).
+    /// Real time on loopback only: the scenario's loads and strategies at small scale.
     Real,
-    /// Both, and how far apart they are.
+    /// Both: the whole scenario in virtual time, then a comparison on loopback.
     Both,
 }
 
 /// Arguments of `pfcp sim`.
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
-    /// Scenario file, TOML or JSON (by its extension; `--print-scenario` shows the fields).
+    /// Scenario file, TOML or JSON (by its extension; --print-scenario shows the fields).
     /// Default: the embedded scenario.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Scenario")]
     pub scenario: Option<PathBuf>,
-    /// Directory the report (report.json, report.svg) is written to.
-    #[arg(long, default_value = "sim-report", value_name = "DIR")]
-    pub out: PathBuf,
-    /// Which engines run.
-    #[arg(long, value_enum, default_value = "both")]
-    pub engine: Engines,
     /// Seed of every draw (overrides the scenario's).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Scenario")]
     pub seed: Option<u64>,
+    /// Print the scenario (the default, or --scenario's) as TOML and exit.
+    #[arg(long, help_heading = "Scenario")]
+    pub print_scenario: bool,
+    /// Which engines run.
+    #[arg(long, value_enum, default_value = "both", help_heading = "Engines")]
+    pub engine: Engines,
+    /// Loads of the real-time runs, multiples of the capacity, comma-separated. Default: the
+    /// scenario's sweep with --engine real; 0.5, 2 and 5 with --engine both.
+    #[arg(
+        long,
+        value_name = "LOADS",
+        value_delimiter = ',',
+        help_heading = "Engines"
+    )]
+    pub real_loads: Option<Vec<f64>>,
     /// Threads for the virtual-time runs.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(long, default_value_t = 2, value_name = "N", help_heading = "Engines")]
     pub jobs: usize,
-    /// Serve the sweep's progress (`pfcp_sim_*`: each finished point's goodput and emergency
-    /// success) and the simulated nodes' counters, summed over every run, at a Prometheus
-    /// scrape endpoint on ADDR while the experiment runs.
-    #[arg(long, value_name = "ADDR")]
-    pub metrics: Option<std::net::SocketAddr>,
+    /// Directory the report (report.json, report.svg) is written to; created if missing,
+    /// checked before the runs, and an earlier report in it removed.
+    #[arg(
+        long,
+        default_value = "sim-report",
+        value_name = "DIR",
+        help_heading = "Output"
+    )]
+    pub out: PathBuf,
+    /// No progress on stderr (only errors). The bar is never drawn when stderr is not a
+    /// terminal.
+    #[arg(long, short, help_heading = "Output")]
+    pub quiet: bool,
     /// Write every datagram of the real-time runs to FILE, a pcap that Wireshark dissects:
     /// each function then binds port 8805 on its own loopback address (UP i of run r at
     /// 127.1.r.i, CP i at 127.2.r.i).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub pcap: Option<PathBuf>,
-    /// Print the scenario (the default, or --scenario's) as TOML and exit.
-    #[arg(long)]
-    pub print_scenario: bool,
+    /// Serve each finished run's goodput and emergency success (pfcp_sim_* gauges, labelled
+    /// by engine, scale, plan, strategy and load) and the simulated nodes' counters, summed
+    /// over every run, at a Prometheus scrape endpoint on ADDR while the experiment runs.
+    #[arg(long, value_name = "ADDR", help_heading = "Output")]
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 /// Run `pfcp sim`; errors are one line on stderr.
@@ -106,6 +148,46 @@ pub fn load_scenario(path: Option<&PathBuf>) -> Result<Scenario, String> {
     }
 }
 
+/// The scenario the real-time runs (and their virtual-time twins) run: `scenario` at small
+/// scale; with `--engine real` its own loads and strategies, with `--real-loads` those loads.
+fn small_scenario(scenario: &Scenario, args: &SimArgs) -> Result<Scenario, String> {
+    let mut small = scenario.small();
+    if args.engine == Engines::Real {
+        small.sweep.loads = scenario.sweep.loads.clone();
+        small.strategies = scenario.strategies.clone();
+    }
+    if let Some(loads) = &args.real_loads {
+        if loads.is_empty() || loads.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+            return Err("--real-loads: give loads above 0, e.g. 0.5,2,5".into());
+        }
+        small.sweep.loads = loads.clone();
+    }
+    Ok(small)
+}
+
+/// One virtual-time run to make.
+struct Job<'a> {
+    scenario: &'a Scenario,
+    classes: &'a [Class],
+    strategy: Strategy,
+    plan: Plan,
+    /// A twin of a real-time run (the small scenario).
+    small: bool,
+}
+
+impl Job<'_> {
+    /// What it is, for the progress bar.
+    fn describe(&self) -> String {
+        let what = match &self.plan {
+            Plan::Steady(x) => table::load(*x),
+            Plan::Step(_) => "step".into(),
+            Plan::Restart(_) => "restart".into(),
+        };
+        let scale = if self.small { ", small scale" } else { "" };
+        format!("virtual time: {} at {what}{scale}", self.strategy.name())
+    }
+}
+
 fn run_all(args: &SimArgs) -> Result<(), String> {
     let mut scenario = load_scenario(args.scenario.as_ref())?;
     if let Some(seed) = args.seed {
@@ -116,33 +198,62 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         return Ok(());
     }
     let classes = scenario.validate().map_err(|e| format!("scenario: {e}"))?;
-    if args.pcap.is_some() && args.engine == Engines::Virtual {
+    let want_virtual = args.engine != Engines::Real;
+    let want_real = args.engine != Engines::Virtual;
+    if args.pcap.is_some() && !want_real {
         return Err("--pcap records the real-time runs: not with --engine virtual".into());
     }
-    // The exporter's listener runs on the runtime the real-time runs use.
+    if args.real_loads.is_some() && !want_real {
+        return Err("--real-loads: not with --engine virtual".into());
+    }
+    let small = small_scenario(&scenario, args)?;
+    let small_classes = small
+        .validate()
+        .map_err(|e| format!("small scenario: {e}"))?;
+    // The exporter's listener runs on the runtime the real-time runs use; a busy address
+    // fails here, before an earlier report is removed.
     let runtime = crate::up::runtime()?;
     if args.metrics.is_some() {
         let _inside = runtime.enter();
         crate::meter::install_with_exporter(args.metrics)?;
     }
+    // The files before the runs: a run's results are never lost to an unwritable directory.
+    let prepared = OutDir::prepare(&args.out)?;
+    let pcap = match (&args.pcap, want_real) {
+        (Some(p), true) => Some(Arc::new(crate::pcap_out::PcapOut::create(p)?)),
+        _ => None,
+    };
+    let say = |line: String| {
+        if !args.quiet {
+            eprintln!("pfcp sim: {line}");
+        }
+    };
+    if !prepared.removed.is_empty() {
+        say(format!(
+            "removed {} of an earlier run from {}",
+            prepared.removed.join(" and "),
+            args.out.display()
+        ));
+    }
     let started = now();
-    let small = scenario.small();
-    let small_classes = small
-        .validate()
-        .map_err(|e| format!("small scenario: {e}"))?;
-    let want_virtual = args.engine != Engines::Real;
-    let want_real = args.engine != Engines::Virtual;
-    let mut jobs: Vec<(&Scenario, &[Class], Strategy, Plan)> = Vec::new();
+    let mut jobs: Vec<Job<'_>> = Vec::new();
     if want_virtual {
         for &s in &scenario.strategies {
+            let job = |plan| Job {
+                scenario: &scenario,
+                classes: &classes,
+                strategy: s,
+                plan,
+                small: false,
+            };
             for &x in &scenario.sweep.loads {
-                jobs.push((&scenario, &classes, s, Plan::Steady(x)));
+                jobs.push(job(Plan::Steady(x)));
             }
             if let Some(st) = &scenario.step {
-                jobs.push((&scenario, &classes, s, Plan::Step(st.clone())));
+                jobs.push(job(Plan::Step(st.clone())));
             }
             if let Some(r) = &scenario.restart {
-                jobs.push((&scenario, &classes, s, Plan::Restart(r.clone())));
+                jobs.push(job(Plan::Restart(r.clone())));
             }
         }
     }
@@ -155,30 +266,48 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
     } else {
         Vec::new()
     };
+    for &(s, x) in &real_jobs {
+        jobs.push(Job {
+            scenario: &small,
+            classes: &small_classes,
+            strategy: s,
+            plan: Plan::Steady(x),
+            small: true,
+        });
+    }
+    let twins = real_jobs.len();
+    say(format!(
+        "{} virtual-time runs on {} threads{}",
+        jobs.len(),
+        args.jobs.max(1),
+        match twins {
+            0 => String::new(),
+            n if n == jobs.len() => " (the real-time runs' twins, small scale)".into(),
+            n => format!(" ({n} of them the real-time runs' twins, small scale)"),
+        }
+    ));
     if want_real {
-        for &(s, x) in &real_jobs {
-            jobs.push((&small, &small_classes, s, Plan::Steady(x)));
+        say(table::wrap(
+            &format!(
+                "then {} real-time runs on loopback, {} s each and the requests in flight, the scenario at small scale: {}",
+                real_jobs.len(),
+                small.sweep.warmup_secs + small.sweep.measure_secs,
+                table::scaling(&scenario, &small)
+            ),
+            88,
+            "  ",
+        ));
+        if args.engine == Engines::Real && (scenario.step.is_some() || scenario.restart.is_some()) {
+            say("the step and the restart run in virtual time only: not with --engine real".into());
         }
     }
-    let bar = ProgressBar::new((jobs.len() + real_jobs.len()) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed} {msg}")
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
-    );
-    bar.set_prefix("pfcp sim");
-    eprintln!(
-        "pfcp sim: {} virtual-time runs, {} real-time runs on loopback",
-        jobs.len(),
-        real_jobs.len()
-    );
-    let results = run_virtual(&jobs, args.jobs.max(1), &bar)?;
+    let progress = Progress::new(jobs.len() + real_jobs.len(), args.quiet)?;
+    let results = run_virtual(&jobs, args.jobs.max(1), &progress)?;
     let mut virtual_time = VirtualReport::default();
     let mut virtual_small = Vec::new();
-    for ((sc, _, _, plan), r) in jobs.iter().zip(results) {
-        let is_small = std::ptr::eq(*sc, &small);
-        match plan {
-            Plan::Steady(_) if is_small => virtual_small.push(r),
+    for (job, r) in jobs.iter().zip(results) {
+        match &job.plan {
+            Plan::Steady(_) if job.small => virtual_small.push(r),
             Plan::Steady(_) => virtual_time.sweep.push(r),
             Plan::Step(st) => {
                 virtual_time
@@ -188,15 +317,23 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
             Plan::Restart(_) => virtual_time.restart.push(r),
         }
     }
+    let priority = report::priority_class(&scenario);
+    virtual_time.points = virtual_time
+        .sweep
+        .iter()
+        .map(|r| Point::of(r, scenario.capacity(), priority.as_deref()))
+        .collect();
     let mut captured = None;
     let real_time = if want_real {
-        let pcap = match &args.pcap {
-            Some(p) => Some(std::sync::Arc::new(crate::pcap_out::PcapOut::create(p)?)),
-            None => None,
-        };
         let mut runs = Vec::new();
         for (n, &(s, x)) in real_jobs.iter().enumerate() {
-            bar.set_message(format!("real time: {} at {x}x", s.name()));
+            progress.running(format!(
+                "real time: {} at {} ({} of {})",
+                s.name(),
+                table::load(x),
+                n + 1,
+                real_jobs.len()
+            ));
             let r = runtime.block_on(realtime::run(
                 &small,
                 &small_classes,
@@ -205,18 +342,24 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
                 n as u32,
                 pcap.as_ref(),
             ))?;
-            publish(&r, "real", "steady");
+            publish(&r, "real", "small", "steady");
             runs.push(r);
-            bar.inc(1);
+            progress.done();
         }
         if let (Some(out), Some(path)) = (&pcap, &args.pcap) {
             captured = Some((path.clone(), out.finish()?));
         }
-        Some(RealReport::new(small.clone(), runs, virtual_small))
+        Some(RealReport::new(
+            small.clone(),
+            runs,
+            virtual_small,
+            scenario.capacity(),
+            priority.as_deref(),
+        ))
     } else {
         None
     };
-    bar.finish_and_clear();
+    progress.finish();
     let report = Report {
         tool: format!("pfcp sim {}", env!("CARGO_PKG_VERSION")),
         capacity: scenario.capacity(),
@@ -224,17 +367,9 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         virtual_time,
         real_time,
         elapsed_secs: now().duration_since(started).as_secs_f64(),
+        priority_class: priority,
     };
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("{}: {}", args.out.display(), crate::io_error_text(&e)))?;
-    let json_path = args.out.join("report.json");
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    std::fs::write(&json_path, json)
-        .map_err(|e| format!("{}: {}", json_path.display(), crate::io_error_text(&e)))?;
-    let svg_path = args.out.join("report.svg");
-    if !report.virtual_time.sweep.is_empty() {
-        plot::draw(&report, &svg_path)?;
-    }
+    let written = prepared.out.write(&report)?;
     print!("{}", report.render());
     if let Some((path, n)) = captured {
         println!(
@@ -242,21 +377,20 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
             path.display()
         );
     }
+    let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     println!(
-        "\nreport: {} and {} ({:.0} s)",
-        json_path.display(),
-        svg_path.display(),
+        "\nreport: {} ({:.0} s)",
+        names.join(" and "),
         report.elapsed_secs
     );
     Ok(())
 }
 
-/// The virtual-time runs, on `threads` threads; results in the order of `jobs` (before the
-/// real-time jobs, which the bar counts too).
+/// The virtual-time runs, on `threads` threads; results in the order of `jobs`.
 fn run_virtual(
-    jobs: &[(&Scenario, &[Class], Strategy, Plan)],
+    jobs: &[Job<'_>],
     threads: usize,
-    bar: &ProgressBar,
+    progress: &Progress,
 ) -> Result<Vec<RunResult>, String> {
     let origin = now().into_std();
     let next = AtomicUsize::new(0);
@@ -265,24 +399,27 @@ fn run_virtual(
         for _ in 0..threads.min(jobs.len().max(1)) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((sc, classes, s, plan)) = jobs.get(i) else {
+                let Some(job) = jobs.get(i) else {
                     return;
                 };
-                let r = run(sc, classes, *s, plan, origin).map_err(|e| e.to_string());
+                progress.running(job.describe());
+                let r = run(job.scenario, job.classes, job.strategy, &job.plan, origin)
+                    .map_err(|e| e.to_string());
                 if let Ok(r) = &r {
-                    let kind = match plan {
+                    let plan = match job.plan {
                         Plan::Steady(_) => "steady",
                         Plan::Step(_) => "step",
                         Plan::Restart(_) => "restart",
                     };
-                    publish(r, "virtual", kind);
+                    let scale = if job.small { "small" } else { "full" };
+                    publish(r, "virtual", scale, plan);
                 }
                 if let Ok(mut all) = results.lock() {
                     if let Some(slot) = all.get_mut(i) {
                         *slot = Some(r);
                     }
                 }
-                bar.inc(1);
+                progress.done();
             });
         }
     });
@@ -294,10 +431,13 @@ fn run_virtual(
         .collect()
 }
 
-/// A finished point, for `--metrics` (no-ops without a recorder).
-fn publish(r: &RunResult, engine: &'static str, plan: &'static str) {
+/// A finished run, for `--metrics` (no-ops without a recorder). `scale` tells the scenario's
+/// own runs (`full`) from the small scenario's (`small`: the real-time runs and their
+/// virtual-time twins), which share strategies and loads with them.
+fn publish(r: &RunResult, engine: &'static str, scale: &'static str, plan: &'static str) {
     let labels = [
         ("engine", engine.to_string()),
+        ("scale", scale.to_string()),
         ("plan", plan.to_string()),
         ("strategy", r.strategy.clone()),
         ("load", format!("{}", r.load)),
@@ -306,5 +446,5 @@ fn publish(r: &RunResult, engine: &'static str, plan: &'static str) {
     if let Some(e) = r.class_success("emergency").or(r.class_success("emps")) {
         metrics::gauge!("pfcp_sim_emergency_success_ratio", &labels).set(e);
     }
-    metrics::counter!("pfcp_sim_points_total", "engine" => engine).increment(1);
+    metrics::counter!("pfcp_sim_points_total", "engine" => engine, "scale" => scale).increment(1);
 }

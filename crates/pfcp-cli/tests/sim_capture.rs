@@ -45,6 +45,9 @@ fn sim_capture_of_the_real_time_runs_is_dissected_by_wireshark() {
         "sim",
         "--engine",
         "real",
+        // The comparison's loads (the scenario's six would take twice as long).
+        "--real-loads",
+        "0.5,2,5",
         "--scenario",
         path.to_str().unwrap(),
         "--pcap",

@@ -1,9 +1,7 @@
-//! The report of `pfcp sim`: what both engines measured, as JSON (`report.json`) and as the
-//! tables printed at the end of a run.
+//! The report of `pfcp sim`: what both engines measured, as JSON (`report.json`); the tables
+//! printed at the end of a run are in `table`.
 
-use std::fmt::Write as _;
-
-use pfcp_sim::{RunResult, Sample, Scenario, Strategy};
+use pfcp_sim::{RunResult, Sample, Scenario};
 use serde::Serialize;
 
 /// Everything a run of `pfcp sim` measured.
@@ -21,6 +19,9 @@ pub struct Report {
     pub real_time: Option<RealReport>,
     /// Seconds the whole run took.
     pub elapsed_secs: f64,
+    /// The class whose success the tables and the plot show beside the goodput: `emergency`
+    /// if the mix has it, else `emps`; none if the mix has neither.
+    pub priority_class: Option<String>,
 }
 
 /// The virtual-time runs.
@@ -32,6 +33,59 @@ pub struct VirtualReport {
     pub step: Vec<StepReport>,
     /// The restart, per strategy.
     pub restart: Vec<RunResult>,
+    /// The figures of the sweep's table, one per run of [`VirtualReport::sweep`] in its order.
+    pub points: Vec<Point>,
+}
+
+/// One steady run's figures, as the tables show them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The strategy.
+    pub strategy: String,
+    /// The offered load, a multiple of the capacity.
+    pub load: f64,
+    /// Successful requests per second over the ideal `min(offered, capacity)`.
+    pub goodput_ratio: f64,
+    /// Share of the priority class's requests that succeeded (`Report::priority_class`), if
+    /// it offered any.
+    pub priority_success: Option<f64>,
+    /// The priority class's offered requests per second as a multiple of the capacity: its
+    /// establishments, and the modifications and deletions of its sessions.
+    pub priority_load: Option<f64>,
+    /// 99th percentile latency of the successful requests, milliseconds.
+    pub p99_ms: f64,
+}
+
+impl Point {
+    /// The figures of `r`, a run against `capacity` requests per second, with `priority` the
+    /// priority class's name.
+    pub fn of(r: &RunResult, capacity: f64, priority: Option<&str>) -> Point {
+        let tally = priority.and_then(|name| {
+            r.by_class
+                .iter()
+                .find(|(n, t)| n == name && t.offered > 0)
+                .map(|(_, t)| t)
+        });
+        Point {
+            strategy: r.strategy.clone(),
+            load: r.load,
+            goodput_ratio: r.goodput_ratio(),
+            priority_success: tally.map(|t| t.success()),
+            priority_load: tally
+                .map(|t| t.offered as f64 / r.measured_secs.max(1e-9) / capacity.max(1e-9)),
+            p99_ms: r.latency.p99,
+        }
+    }
+}
+
+/// The class whose success is shown beside the goodput: `emergency` if `scenario`'s mix has
+/// it, else `emps`.
+pub fn priority_class(scenario: &Scenario) -> Option<String> {
+    let classes = scenario.classes().ok()?;
+    ["emergency", "emps"]
+        .into_iter()
+        .find(|name| classes.iter().any(|c| c.name == *name))
+        .map(str::to_owned)
 }
 
 /// A step run with what it shows.
@@ -76,6 +130,13 @@ pub struct RealReport {
     pub virtual_runs: Vec<RunResult>,
     /// How far apart they are, per run.
     pub difference: Vec<Difference>,
+    /// The small scenario's capacity over the scenario's: what the rates were scaled by
+    /// (loads stay multiples of the capacity).
+    pub capacity_scale: f64,
+    /// The figures of the real-time runs, one per run of [`RealReport::runs`] in its order.
+    pub points: Vec<Point>,
+    /// The same for [`RealReport::virtual_runs`].
+    pub virtual_points: Vec<Point>,
 }
 
 /// One run in both engines.
@@ -94,8 +155,15 @@ pub struct Difference {
 }
 
 impl RealReport {
-    /// The real runs and their twins, paired.
-    pub fn new(scenario: Scenario, runs: Vec<RunResult>, virtual_runs: Vec<RunResult>) -> Self {
+    /// The real runs and their twins, paired; `full_capacity` is the capacity of the scenario
+    /// `scenario` was made small from, `priority` the priority class.
+    pub fn new(
+        scenario: Scenario,
+        runs: Vec<RunResult>,
+        virtual_runs: Vec<RunResult>,
+        full_capacity: f64,
+        priority: Option<&str>,
+    ) -> Self {
         let difference = runs
             .iter()
             .filter_map(|r| {
@@ -111,11 +179,23 @@ impl RealReport {
                 })
             })
             .collect();
+        let capacity = scenario.capacity();
+        let points = runs
+            .iter()
+            .map(|r| Point::of(r, capacity, priority))
+            .collect();
+        let virtual_points = virtual_runs
+            .iter()
+            .map(|r| Point::of(r, capacity, priority))
+            .collect();
         RealReport {
+            capacity_scale: capacity / full_capacity.max(1e-9),
             scenario,
             runs,
             virtual_runs,
             difference,
+            points,
+            virtual_points,
         }
     }
 }
@@ -227,131 +307,47 @@ fn settle(
     })
 }
 
-/// `x` as a load, e.g. `2x`, `0.5x`.
-fn load(x: f64) -> String {
-    format!("{}x", (x * 100.0).round() / 100.0)
-}
-
-impl Report {
-    /// The tables printed at the end of a run.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        let v = &self.virtual_time;
-        let strategies: Vec<Strategy> = self.scenario.strategies.clone();
-        let _ = writeln!(
-            out,
-            "\npfcp sim: {} UP function(s), {:.0} requests/s in all, {} CP function(s), mix {}, refusal cost {}, control interval {} ms",
-            self.scenario.ups.len(),
-            self.capacity,
-            self.scenario.cps,
-            self.scenario.mix,
-            self.scenario.rejection_cost,
-            self.scenario.interval_ms
-        );
-        let _ = writeln!(out, "\nvirtual time: goodput as a share of the ideal min(offered, capacity); emergency success; p99 of successes");
-        let _ = write!(out, "{:>6} {:>8}", "load", "ideal/s");
-        for s in &strategies {
-            let _ = write!(out, " | {:>26}", s.name());
-        }
-        out.push('\n');
-        let mut loads: Vec<f64> = v.sweep.iter().map(|r| r.load).collect();
-        loads.sort_by(f64::total_cmp);
-        loads.dedup();
-        for &x in &loads {
-            let ideal = v
-                .sweep
-                .iter()
-                .find(|r| r.load == x)
-                .map_or(0.0, |r| r.ideal);
-            let _ = write!(out, "{:>6} {:>8.0}", load(x), ideal);
-            for s in &strategies {
-                match v
-                    .sweep
-                    .iter()
-                    .find(|r| r.load == x && r.strategy == s.name())
-                {
-                    Some(r) => {
-                        let e = r.class_success("emergency").or(r.class_success("emps"));
-                        let _ = write!(
-                            out,
-                            " | {:>6.3} {:>8} {:>8.1} ms",
-                            r.goodput_ratio(),
-                            e.map_or("-".into(), |e| format!("{e:.3}")),
-                            r.latency.p99
-                        );
-                    }
-                    None => {
-                        let _ = write!(out, " | {:>26}", "-");
-                    }
-                }
-            }
-            out.push('\n');
-        }
-        if !v.step.is_empty() {
-            let _ = writeln!(out, "\nvirtual time, step: settling (within 5 % of capacity) and spread in the high phase of the rate the CPs admit (arrivals) and the UPs admit (served)");
-            for st in &v.step {
-                let f = |x: Option<f64>| x.map_or("-".into(), |x| format!("{x:.1} s"));
-                let _ = writeln!(
-                    out,
-                    "  {:>16}: arrivals up {:>6}, down {:>6}, spread {:.2} (sd {:.2}, lag-1 {:+.2}, means of 5 intervals {:.2}); served up {:>6}, down {:>6}, spread {:.2}; goodput {:.3} of ideal",
-                    st.run.strategy,
-                    f(st.settle_up_secs),
-                    f(st.settle_down_secs),
-                    st.oscillation,
-                    st.arrivals_sd,
-                    st.arrivals_lag1,
-                    st.arrivals_mean_spread,
-                    f(st.served_settle_up_secs),
-                    f(st.served_settle_down_secs),
-                    st.served_oscillation,
-                    st.run.goodput_ratio()
-                );
-            }
-        }
-        if !v.restart.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nvirtual time, UP restart: sessions lost and restored, goodput over the run"
-            );
-            for r in &v.restart {
-                let _ = writeln!(
-                    out,
-                    "  {:>16}: {} lost, {} restored, goodput {:.3} of ideal, {} answered locally with cause 72",
-                    r.strategy,
-                    r.sessions.lost,
-                    r.sessions.restored,
-                    r.goodput_ratio(),
-                    r.total.unassociated
-                );
-            }
-        }
-        if let Some(rt) = &self.real_time {
-            let _ = writeln!(
-                out,
-                "\nreal time on loopback ({}: {:.0} requests/s, {} CP functions) against virtual time, goodput / ideal",
-                rt.scenario.name,
-                rt.scenario.capacity(),
-                rt.scenario.cps
-            );
-            for d in &rt.difference {
-                let _ = writeln!(
-                    out,
-                    "  {:>16} {:>5}: real {:.3}, virtual {:.3}, difference {:+.3}",
-                    d.strategy,
-                    load(d.load),
-                    d.real,
-                    d.virtual_time,
-                    d.delta
-                );
-            }
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pfcp_sim::Tally;
+
+    #[test]
+    fn a_point_gives_the_priority_class_its_load_beside_its_success() {
+        // 15000 emergency requests offered in 6 s against 2000/s: 2500/s, 1.25x.
+        let tally = |offered, succeeded| Tally {
+            offered,
+            succeeded,
+            ..Tally::default()
+        };
+        let r = RunResult {
+            strategy: "toolkit".into(),
+            load: 10.0,
+            measured_secs: 6.0,
+            goodput: 1900.0,
+            ideal: 2000.0,
+            by_class: vec![
+                ("emergency".into(), tally(15_000, 11_535)),
+                ("arp12".into(), tally(90_000, 0)),
+            ],
+            ..RunResult::default()
+        };
+        let p = Point::of(&r, 2000.0, Some("emergency"));
+        assert_eq!(p.priority_load, Some(1.25));
+        assert_eq!(p.priority_success, Some(0.769));
+        assert_eq!(p.goodput_ratio, 0.95);
+        // A class the mix lacks, or none, leaves both out.
+        let none = Point::of(&r, 2000.0, Some("emps"));
+        assert_eq!((none.priority_load, none.priority_success), (None, None));
+        assert_eq!(Point::of(&r, 2000.0, None).priority_load, None);
+        // The mix names the class: emergency first, else emps.
+        let mut sc = Scenario::default();
+        assert_eq!(priority_class(&sc).as_deref(), Some("emergency"));
+        sc.mix = "emps=1,arp2=9".into();
+        assert_eq!(priority_class(&sc).as_deref(), Some("emps"));
+        sc.mix = "arp2=1".into();
+        assert_eq!(priority_class(&sc), None);
+    }
 
     #[test]
     fn noise_tells_a_swing_from_a_constant() {
