@@ -291,6 +291,49 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
 
 crate::encode::impl_encode!(NodeId<'_>);
 
+/// The serde form of a Node ID: `{"ipv4": "192.0.2.1"}`, `{"ipv6": "2001:db8::1"}` or
+/// `{"fqdn": "upf1.example.net"}` (dotted; a label with octets outside printable ASCII is
+/// written with `\DDD` escapes, which reading back refuses).
+#[cfg(feature = "serde")]
+mod node_id_serde {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Fqdn, NodeId};
+
+    #[derive(Deserialize)]
+    #[serde(rename = "NodeId", rename_all = "snake_case")]
+    enum Form<'a> {
+        Ipv4(Ipv4Addr),
+        Ipv6(Ipv6Addr),
+        Fqdn(&'a str),
+    }
+
+    impl Serialize for NodeId<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                NodeId::Ipv4(a) => s.serialize_newtype_variant("NodeId", 0, "ipv4", a),
+                NodeId::Ipv6(a) => s.serialize_newtype_variant("NodeId", 1, "ipv6", a),
+                NodeId::Fqdn(n) => s.serialize_newtype_variant("NodeId", 2, "fqdn", &n.to_string()),
+            }
+        }
+    }
+
+    /// An FQDN is borrowed from the input: a JSON string with escapes cannot be read.
+    impl<'de> Deserialize<'de> for NodeId<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NodeId<'de>, D::Error> {
+            Ok(match Form::deserialize(d)? {
+                Form::Ipv4(a) => NodeId::Ipv4(a),
+                Form::Ipv6(a) => NodeId::Ipv6(a),
+                Form::Fqdn(name) => NodeId::Fqdn(
+                    Fqdn::from_dotted(name).map_err(|e| serde::de::Error::custom(e.as_str()))?,
+                ),
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
