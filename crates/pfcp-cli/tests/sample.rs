@@ -151,7 +151,7 @@ fn wireshark_reads_the_sample_cleanly() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let ours = decode(Format::Summary);
+    let ours = decode(Format::OracleSummary);
     assert_eq!(ws.len(), 7);
     for (i, w) in ws.iter().enumerate().take(6) {
         assert_eq!(w["ws_flag"], json!(false), "frame {}: {w}", i + 1);
