@@ -13,9 +13,10 @@
 //! * `ies`: each IE as `type`, `name` (informational), `enterprise_id` (vendor IEs), then
 //!   - `ies` for a grouped IE (its members, recursively);
 //!   - `decoded` for an IE that `pfcp-wire` types ([`pfcp_wire::ie::AnyTypedIe`]): the serde
-//!     form of the library's typed value. When encoding that value gives back the IE's octets,
-//!     it is all there is; otherwise (spare bits set, octets an extendable IE added) `value`
-//!     comes too, and `pfcp encode` uses `value`;
+//!     form of the library's typed value. When encoding that value (read back from JSON) gives
+//!     back the IE's octets, it is all there is; otherwise (spare bits set, octets an
+//!     extendable IE added, an FQDN label with a dot) `value` comes too, and `pfcp encode`
+//!     uses `value`;
 //!   - `value`: the octets as lowercase hex, for every other IE;
 //!   - `decode_error` (with `value`) when the typed decoder rejects the IE.
 //!
@@ -144,7 +145,7 @@ impl Serialize for IeJson<'_, '_> {
         }
         match AnyTypedIe::decode(ie) {
             Some(Ok(v)) => {
-                if !v.reproduces(ie.value()) {
+                if !v.reproduces(ie.value()) || !v.serde_exact() {
                     m.serialize_entry("value", &Hex(ie.value()))?;
                 }
                 m.serialize_entry("decoded", &v)?;

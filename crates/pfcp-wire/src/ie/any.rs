@@ -189,6 +189,15 @@ impl AnyTypedIe<'_> {
     }
 }
 
+impl AnyTypedIe<'_> {
+    /// Whether the serde form reads back ([`AnyTypedIe::deserialize_as`]) as this value: true
+    /// for every value but a Node ID whose FQDN has a label that is not UTF-8 or holds a dot
+    /// (written escaped, see [`Fqdn::is_dotted_exact`]).
+    pub fn serde_exact(&self) -> bool {
+        !matches!(self, AnyTypedIe::NodeId(NodeId::Fqdn(f)) if !f.is_dotted_exact())
+    }
+}
+
 impl Encode for AnyTypedIe<'_> {
     #[inline]
     fn encoded_len(&self) -> usize {

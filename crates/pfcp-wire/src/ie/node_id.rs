@@ -130,6 +130,14 @@ impl<'a> Fqdn<'a> {
         })
     }
 
+    /// Whether the dotted form names the labels exactly (every label UTF-8 without a dot), so
+    /// that [`Fqdn::from_dotted`] of it gives the same wire form; [`fmt::Display`] escapes
+    /// the others (RFC 4343), which does not read back.
+    pub fn is_dotted_exact(&self) -> bool {
+        self.labels()
+            .all(|l| !l.contains(&b'.') && std::str::from_utf8(l).is_ok())
+    }
+
     /// Octets of the wire form.
     pub fn wire_len(&self) -> usize {
         match self.repr {
@@ -292,8 +300,9 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
 crate::encode::impl_encode!(NodeId<'_>);
 
 /// The serde form of a Node ID: `{"ipv4": "192.0.2.1"}`, `{"ipv6": "2001:db8::1"}` or
-/// `{"fqdn": "upf1.example.net"}` (dotted; a label with octets outside printable ASCII is
-/// written with `\DDD` escapes, which reading back refuses).
+/// `{"fqdn": "upf1.example.net"}`: the labels as they are, joined by dots, when that names
+/// them exactly ([`Fqdn::is_dotted_exact`]), else the escaped [`fmt::Display`] form, which
+/// does not read back to the same octets.
 #[cfg(feature = "serde")]
 mod node_id_serde {
     use std::net::{Ipv4Addr, Ipv6Addr};
@@ -315,6 +324,13 @@ mod node_id_serde {
             match self {
                 NodeId::Ipv4(a) => s.serialize_newtype_variant("NodeId", 0, "ipv4", a),
                 NodeId::Ipv6(a) => s.serialize_newtype_variant("NodeId", 1, "ipv6", a),
+                NodeId::Fqdn(n) if n.is_dotted_exact() => {
+                    let labels: Vec<&str> = n
+                        .labels()
+                        .map(|l| std::str::from_utf8(l).unwrap_or_default())
+                        .collect();
+                    s.serialize_newtype_variant("NodeId", 2, "fqdn", &labels.join("."))
+                }
                 NodeId::Fqdn(n) => s.serialize_newtype_variant("NodeId", 2, "fqdn", &n.to_string()),
             }
         }
