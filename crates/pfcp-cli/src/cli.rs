@@ -99,7 +99,7 @@ const DECODE_EXAMPLES: &str = "Examples:
   pfcp decode -f text capture.pcap               a tree per message, then a summary
   pfcp decode -f text --type session-establishment-request --peer 10.0.0.1 capture.pcap
   pfcp decode -f text --seid 0x1 capture.pcap    one session (header SEID or F-SEID)
-  pfcp decode --port 2152 capture.pcap           PFCP on another UDP port
+  pfcp decode --port 8806 capture.pcap           PFCP on another UDP port
   echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode -f text
   pfcp decode capture.pcap | pfcp encode         back to hex, byte for byte
   pfcp decode -f oracle-summary capture.pcap     the oracle's schema, comparable with tshark";

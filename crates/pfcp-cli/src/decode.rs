@@ -497,8 +497,13 @@ mod tests {
     /// F-SEID of a response), which a receiver ignores (clause 7.2.3.2), so they are valid.
     #[test]
     fn the_oracle_ie_content_corpus_gets_verdicts() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/oracle/corpus/malformed.jsonl");
+        // `$PFCP_ORACLE_DIR`, else the oracle beside the repository.
+        let dir = std::env::var_os("PFCP_ORACLE_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/oracle")
+            });
+        let path = dir.join("corpus/malformed.jsonl");
         let Ok(text) = std::fs::read_to_string(&path) else {
             assert!(
                 std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
