@@ -97,6 +97,8 @@ pub struct Decoder<'o, W: Write> {
     opts: DecodeOptions,
     pairing: Pairing,
     stats: DecodeStats,
+    /// Messages printed (the filters' choice).
+    shown: u64,
 }
 
 /// Decode one input and finish (the text summary included). `name` names it in messages on
@@ -121,6 +123,7 @@ impl<'o, W: Write> Decoder<'o, W> {
             opts,
             pairing: Pairing::default(),
             stats: DecodeStats::default(),
+            shown: 0,
         }
     }
 
@@ -157,8 +160,9 @@ impl<'o, W: Write> Decoder<'o, W> {
     /// End the run: the text format's summary; the run's counts.
     pub fn finish(self) -> Result<DecodeStats, RunError> {
         if self.opts.format == Format::Text {
+            let shown = (!self.opts.filter.is_empty()).then_some(self.shown);
             self.out
-                .write_all(self.pairing.summary().as_bytes())
+                .write_all(self.pairing.summary(shown).as_bytes())
                 .map_err(RunError::Output)?;
         }
         Ok(self.stats)
@@ -285,6 +289,7 @@ impl<'o, W: Write> Decoder<'o, W> {
                     };
                     let paired = self.pairing.observe(&msg, seen);
                     if self.opts.filter.matches(&msg, origin.addrs) {
+                        self.shown += 1;
                         self.message(&msg, &origin, paired, &verdict)?;
                     }
                 }

@@ -308,7 +308,10 @@ pub fn fields(v: &AnyTypedIe<'_>) -> Fields {
         AnyTypedIe::NodeId(n) => one(match n {
             NodeId::Ipv4(a) => format!("IPv4 {a}"),
             NodeId::Ipv6(a) => format!("IPv6 {a}"),
-            NodeId::Fqdn(f) => format!("FQDN {f}"),
+            NodeId::Fqdn(f) => {
+                let labels: Vec<String> = f.labels().map(printable).collect();
+                format!("FQDN {}", labels.join("."))
+            }
         }),
         AnyTypedIe::VolumeMeasurement(m) => {
             let mut f = Vec::new();

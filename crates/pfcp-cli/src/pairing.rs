@@ -134,12 +134,20 @@ impl Pairing {
     }
 
     /// The closing summary: messages by type, responses by Cause, pairing and response
-    /// times (minimum, median, maximum).
-    pub fn summary(&self) -> String {
+    /// times (minimum, median, maximum); `shown`, when filters chose fewer messages than
+    /// were seen, says how many were printed.
+    pub fn summary(&self, shown: Option<u64>) -> String {
         use std::fmt::Write as _;
         let mut s = String::new();
         let total: u64 = self.by_type.values().sum();
-        let _ = writeln!(s, "Summary: {total} PFCP messages");
+        match shown {
+            Some(n) => {
+                let _ = writeln!(s, "Summary: {total} PFCP messages ({n} shown)");
+            }
+            None => {
+                let _ = writeln!(s, "Summary: {total} PFCP messages");
+            }
+        }
         for (t, n) in &self.by_type {
             let t = MessageType(*t);
             let name = t.name().unwrap_or("Unknown message type");
@@ -243,7 +251,7 @@ mod tests {
         assert_eq!(p.retransmissions, 1);
         assert_eq!(p.by_type.get(&1), Some(&3));
         assert_eq!(p.response_times, vec![Duration::from_millis(12)]);
-        let s = p.summary();
+        let s = p.summary(None);
         assert!(s.contains("3  Heartbeat Request (1)"), "{s}");
         assert!(
             s.contains("Response time: min 12.000 ms, median 12.000 ms, max 12.000 ms"),
@@ -275,6 +283,11 @@ mod tests {
             }
         );
         assert_eq!(p.by_cause.get(&1), Some(&1));
-        assert!(p.summary().contains("1  Request accepted (success) (1)"));
+        assert!(p
+            .summary(None)
+            .contains("1  Request accepted (success) (1)"));
+        assert!(p
+            .summary(Some(1))
+            .starts_with("Summary: 2 PFCP messages (1 shown)\n"));
     }
 }
