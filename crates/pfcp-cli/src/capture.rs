@@ -7,8 +7,10 @@
 //! fragments and truncated frames are counted as unparsed. A datagram quoted inside an ICMP
 //! error is not PFCP traffic that arrived, and is skipped (Wireshark shows it as PFCP).
 
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
 
 use etherparse::{EtherType, NetSlice, SlicedPacket, TransportSlice};
 use pcap_parser::pcapng::Block;
@@ -40,6 +42,9 @@ pub fn is_capture(prefix: &[u8]) -> bool {
 pub struct UdpDatagram<'a> {
     /// 1-based frame number (as Wireshark counts).
     pub frame: u64,
+    /// When the frame was captured, since the Unix epoch (`None` if the record's timestamp
+    /// cannot be read: a pcapng interface with an invalid resolution).
+    pub time: Option<Duration>,
     /// Source address and port.
     pub src: SocketAddr,
     /// Destination address and port.
@@ -49,7 +54,7 @@ pub struct UdpDatagram<'a> {
 }
 
 /// What a capture held besides the datagrams handed on.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CaptureStats {
     /// Frames (packet records) read.
     pub frames: u64,
@@ -59,6 +64,37 @@ pub struct CaptureStats {
     pub unparsed: u64,
     /// Frames of a link type this reader does not handle.
     pub unsupported_link: u64,
+    /// The other UDP datagrams, counted by the lower of their two ports (the service's port,
+    /// as a rule): what a capture held when the port given finds nothing.
+    pub other_ports: BTreeMap<u16, u64>,
+}
+
+impl CaptureStats {
+    /// The `n` ports of [`CaptureStats::other_ports`] with the most datagrams, most first.
+    pub fn busiest_other_ports(&self, n: usize) -> Vec<(u16, u64)> {
+        let mut v: Vec<(u16, u64)> = self.other_ports.iter().map(|(p, c)| (*p, *c)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(n);
+        v
+    }
+}
+
+/// A pcapng interface: its link type and timestamp resolution (units per second, `None` if
+/// invalid) and offset (seconds).
+#[derive(Debug, Clone, Copy)]
+struct Interface {
+    link: Linktype,
+    resolution: Option<u64>,
+    offset: i64,
+}
+
+/// A pcapng timestamp (`units` of 1/`resolution` s, plus `offset` s) as a duration.
+fn pcapng_time(units: u64, resolution: u64, offset: i64) -> Option<Duration> {
+    let secs = units.checked_div(resolution)?;
+    let frac = units.checked_rem(resolution)?;
+    let nanos = u128::from(frac) * 1_000_000_000 / u128::from(resolution);
+    let secs = secs.checked_add_signed(offset)?;
+    Some(Duration::new(secs, u32::try_from(nanos).ok()?))
 }
 
 /// A capture that cannot be read to its end.
@@ -146,7 +182,8 @@ pub fn for_each_udp<R: Read>(
     };
     let mut stats = CaptureStats::default();
     let mut legacy_link = Linktype::ETHERNET;
-    let mut interfaces: Vec<Linktype> = Vec::new();
+    let mut legacy_nanos = false;
+    let mut interfaces: Vec<Interface> = Vec::new();
     let mut capacity = INITIAL_BUFFER;
     loop {
         let offset = match rdr.next() {
@@ -154,33 +191,51 @@ pub fn for_each_udp<R: Read>(
                 let packet = match &block {
                     PcapBlockOwned::LegacyHeader(h) => {
                         legacy_link = h.network;
+                        legacy_nanos = h.is_nanosecond_precision();
                         None
                     }
-                    PcapBlockOwned::Legacy(b) => Some((legacy_link, b.data)),
+                    PcapBlockOwned::Legacy(b) => {
+                        let frac = if legacy_nanos {
+                            b.ts_usec
+                        } else {
+                            b.ts_usec.saturating_mul(1000)
+                        };
+                        // A fraction of a second or more is a corrupt record: no time.
+                        let time = (frac < 1_000_000_000)
+                            .then(|| Duration::new(u64::from(b.ts_sec), frac));
+                        Some((legacy_link, b.data, time))
+                    }
                     PcapBlockOwned::NG(Block::SectionHeader(_)) => {
                         interfaces.clear();
                         None
                     }
                     PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
-                        interfaces.push(idb.linktype);
+                        interfaces.push(Interface {
+                            link: idb.linktype,
+                            resolution: idb.ts_resolution(),
+                            offset: idb.ts_offset(),
+                        });
                         None
                     }
                     PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
-                        let link = usize::try_from(epb.if_id)
+                        let iface = usize::try_from(epb.if_id)
                             .ok()
                             .and_then(|i| interfaces.get(i).copied());
                         let len = usize::try_from(epb.caplen).unwrap_or(usize::MAX);
                         let data = epb.data.get(..len).unwrap_or(epb.data);
-                        Some((link.unwrap_or(Linktype(-1)), data))
+                        let units = u64::from(epb.ts_high) << 32 | u64::from(epb.ts_low);
+                        let time = iface.and_then(|i| pcapng_time(units, i.resolution?, i.offset));
+                        let link = iface.map_or(Linktype(-1), |i| i.link);
+                        Some((link, data, time))
                     }
                     PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
-                        let link = interfaces.first().copied().unwrap_or(Linktype(-1));
+                        let link = interfaces.first().map_or(Linktype(-1), |i| i.link);
                         let len = usize::try_from(spb.origlen).unwrap_or(usize::MAX);
-                        Some((link, spb.data.get(..len).unwrap_or(spb.data)))
+                        Some((link, spb.data.get(..len).unwrap_or(spb.data), None))
                     }
                     PcapBlockOwned::NG(_) => None,
                 };
-                if let Some((link, data)) = packet {
+                if let Some((link, data, time)) = packet {
                     stats.frames += 1;
                     match udp_of(link, data) {
                         Parsed::Udp(src, dst, payload) => {
@@ -189,11 +244,15 @@ pub fn for_each_udp<R: Read>(
                                 let frame = stats.frames;
                                 let d = UdpDatagram {
                                     frame,
+                                    time,
                                     src,
                                     dst,
                                     payload,
                                 };
                                 f(&d).map_err(CaptureError::Output)?;
+                            } else {
+                                let p = src.port().min(dst.port());
+                                *stats.other_ports.entry(p).or_default() += 1;
                             }
                         }
                         Parsed::Other => {}

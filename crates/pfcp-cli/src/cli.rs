@@ -12,8 +12,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::decode::{decode_input, DecodeOptions, DecodeStats, Format};
+use crate::decode::{DecodeOptions, DecodeStats, Decoder, Format};
 use crate::encode::{encode_input, EncodeStats};
+use crate::filter::{parse_message_type, parse_seid, Filter, Peer};
 use crate::{io_error_text, RunError};
 
 /// Decode and encode PFCP (3GPP TS 29.244) messages and captures.
@@ -23,7 +24,7 @@ use crate::{io_error_text, RunError};
     version,
     after_help = "Examples:\n  \
         pfcp decode capture.pcapng                  one JSON object per PFCP message\n  \
-        pfcp decode --format summary capture.pcap   the oracle's summary schema\n  \
+        pfcp decode -f text capture.pcap            a tree per message, then a summary\n  \
         echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode\n  \
         pfcp decode capture.pcap | pfcp encode      back to hex, byte for byte\n  \
         pfcp up --capacity 2000 --node-scoped       a UP function emulator on 127.0.0.1:8805\n  \
@@ -38,19 +39,30 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Decode PFCP messages to JSON lines, one per message.
+    /// Decode PFCP messages: JSON lines (one per message), a text tree, or the oracle's
+    /// summary schema.
     ///
     /// Each FILE (or stdin if none, or `-`) is a pcap or pcapng capture (detected from its
     /// first octets; UDP datagrams from or to the PFCP port over Ethernet, Linux SLL/SLL2,
     /// raw IP or BSD loopback) or text with one hex payload per line (blank lines and `#`
     /// comments ignored, spaces and colons allowed, or JSON lines with a "hex" member).
-    /// A payload may hold several FO-bundled messages. A message that fails to decode gives
-    /// a line with an "error" object and decoding goes on; the exit status is then 1.
-    Decode(DecodeArgs),
-    /// Encode JSON lines (the default output of `pfcp decode`) to hex, one line per message.
+    /// A payload may hold several FO-bundled messages. Every IE is shown with its name; the
+    /// IEs the toolkit knows with their typed fields. Responses are paired with their
+    /// requests (peers and sequence number), with the response time in captures.
     ///
-    /// Informational keys (frame, name, decoded, ...) are ignored, so
-    /// `pfcp decode x.pcap | pfcp encode` gives back each message's octets.
+    /// The exit status is 1 when a message fails to decode (an "error" line, and decoding
+    /// goes on), when a receiving node would reject a message (its "verdict"), and when a
+    /// capture holds no PFCP on the port (stderr says which UDP ports it holds).
+    #[command(after_help = DECODE_EXAMPLES)]
+    Decode(DecodeArgs),
+    /// Encode PFCP messages given as JSON lines (the output of `pfcp decode`) to hex, one
+    /// line per message.
+    ///
+    /// An IE is given by its octets ("value": hex), by its members ("ies": [...], for a
+    /// grouped IE) or by its typed fields ("decoded": the form `pfcp decode` prints), which
+    /// the toolkit's encoder writes. Informational keys (frame, name, verdict, ...) are
+    /// ignored, so `pfcp decode x.pcap | pfcp encode` gives back each message's octets.
+    #[command(after_help = ENCODE_EXAMPLES)]
     Encode(EncodeArgs),
     /// Emulate a UP function: answer session requests at a capacity, protect itself from
     /// overload (cause 74) and report it to the CP functions (OCI/LCI).
@@ -83,29 +95,58 @@ pub enum Command {
     },
 }
 
+const DECODE_EXAMPLES: &str = "Examples:
+  pfcp decode capture.pcapng                     one JSON line per PFCP message
+  pfcp decode -f text capture.pcap               a tree per message, then a summary
+  pfcp decode -f text --type session-establishment-request --peer 10.0.0.1 capture.pcap
+  pfcp decode -f text --seid 0x1 capture.pcap    one session (header SEID or F-SEID)
+  pfcp decode --port 8806 capture.pcap           PFCP on another UDP port
+  echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode -f text
+  pfcp decode capture.pcap | pfcp encode         back to hex, byte for byte
+  pfcp decode -f oracle-summary capture.pcap     the oracle's schema, comparable with tshark";
+
+const ENCODE_EXAMPLES: &str = "Examples:
+  pfcp decode capture.pcap | pfcp encode
+  echo '{\"message_type\":1,\"sequence\":1,\"ies\":[{\"type\":96,\"decoded\":3908346544}]}' | pfcp encode
+  echo '{\"message_type\":1,\"sequence\":1,\"ies\":[{\"type\":96,\"value\":\"e8f4a2b0\"}]}' | pfcp encode";
+
 /// Output format of `pfcp decode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
-    /// Lossless JSON (the input of `pfcp encode`) with IE names and decoded values.
+    /// Lossless JSON lines (the input of `pfcp encode`) with IE names and typed fields.
     Json,
+    /// A tree per message (like tshark -V), then a summary by message type and Cause.
+    Text,
     /// The oracle's summary schema, comparable with Wireshark's dissection.
-    Summary,
+    #[value(name = "oracle-summary", alias = "summary")]
+    OracleSummary,
 }
 
 /// Arguments of `pfcp decode`.
 #[derive(Debug, clap::Args)]
 pub struct DecodeArgs {
     /// Output format.
-    #[arg(short, long, value_enum, default_value_t = FormatArg::Json)]
+    #[arg(short, long, value_enum, default_value_t = FormatArg::Json, help_heading = "Output")]
     pub format: FormatArg,
     /// Pretty-print each JSON object over several lines (not readable by `pfcp encode`).
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub pretty: bool,
     /// UDP port of the PFCP traffic in captures (source or destination).
-    #[arg(long, default_value_t = crate::capture::PFCP_PORT, value_name = "PORT")]
+    #[arg(long, default_value_t = crate::capture::PFCP_PORT, value_name = "PORT", help_heading = "Input")]
     pub port: u16,
+    /// Only messages of this type: a name (session-establishment-request) or a code (50);
+    /// repeat or separate with commas for several.
+    #[arg(long = "type", value_name = "TYPE", value_delimiter = ',', value_parser = parse_message_type, help_heading = "Filters")]
+    pub types: Vec<pfcp_wire::MessageType>,
+    /// Only messages of this session: SEID in the header or in an F-SEID (decimal or 0x hex).
+    #[arg(long, value_name = "SEID", value_parser = parse_seid, help_heading = "Filters")]
+    pub seid: Option<u64>,
+    /// Only messages from or to this address (10.0.0.1) or address and port (10.0.0.1:8805);
+    /// captures only.
+    #[arg(long, value_name = "ADDR", value_parser = Peer::parse, help_heading = "Filters")]
+    pub peer: Option<Peer>,
     /// Captures or hex text files; stdin if none or `-`.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", help_heading = "Input")]
     pub files: Vec<PathBuf>,
 }
 
@@ -113,7 +154,7 @@ pub struct DecodeArgs {
 #[derive(Debug, clap::Args)]
 pub struct EncodeArgs {
     /// JSON lines files; stdin if none or `-`.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", help_heading = "Input")]
     pub files: Vec<PathBuf>,
 }
 
@@ -220,19 +261,23 @@ fn run_decode(
     let opts = DecodeOptions {
         format: match args.format {
             FormatArg::Json => Format::Json,
-            FormatArg::Summary => Format::Summary,
+            FormatArg::Text => Format::Text,
+            FormatArg::OracleSummary => Format::OracleSummary,
         },
         pretty: args.pretty,
         port: args.port,
+        filter: Filter {
+            types: args.types.clone(),
+            seid: args.seid,
+            peer: args.peer,
+        },
     };
-    let mut total = DecodeStats::default();
+    let mut decoder = Decoder::new(&mut out, opts);
     let opened = for_each_input(&args.files, diag, |name, reader, diag| {
-        let s = decode_input(name, reader, &mut out, diag, &opts)?;
-        total.messages += s.messages;
-        total.failed += s.failed;
-        total.input_errors += s.input_errors;
+        let s = decoder.input(name, reader, diag)?;
         Ok(!s.any_failure())
     })?;
+    let total: DecodeStats = decoder.finish()?;
     Ok(opened && !total.any_failure())
 }
 

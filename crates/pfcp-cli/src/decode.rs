@@ -1,4 +1,5 @@
-//! `pfcp decode`: one input (a file or stdin) to JSON lines.
+//! `pfcp decode`: inputs (files or stdin) to JSON lines, a text tree or the oracle's summary
+//! schema.
 //!
 //! The input kind is detected from its first octets: a pcap or pcapng capture (see
 //! [`crate::capture`]), otherwise text with one hex payload per line (blank lines and `#`
@@ -9,18 +10,22 @@
 //! or `"verdict": {"invalid": {...}}` with the Cause and Offending IE a node answers with:
 //! [`pfcp_wire::Message::validate`] and its error's [`pfcp_wire::DecodeError::cause`] and
 //! [`pfcp_wire::DecodeError::offending_ie`], the functions `pfcp-node` answers with. The exit
-//! status is 1 when any message is invalid (in both formats; the summary lines stay in the
-//! oracle's schema).
+//! status is 1 when any message is invalid (in every format; the oracle summary lines stay in
+//! the oracle's schema), and when a capture holds no PFCP on the port given.
+//!
+//! Requests and responses are paired ([`crate::pairing`]) over the whole run; the filters
+//! ([`crate::filter`]) choose which messages are printed, not which are paired or checked.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 
-use pfcp_wire::{Datagram, DecodeError, DecodeErrorKind, Message};
-use serde_json::{json, Value};
+use pfcp_wire::{Datagram, DecodeError, Message};
 
 use crate::capture::{self, CaptureError, UdpDatagram};
-use crate::render::{error_line, message_line, Origin};
+use crate::filter::Filter;
+use crate::pairing::{Paired, Pairing, Seen};
+use crate::render::{ErrorLine, MessageLine, Origin};
 use crate::summary::summarize;
-use crate::{hex, RunError};
+use crate::{hex, text, RunError};
 
 /// Output format of `pfcp decode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,12 +33,14 @@ pub enum Format {
     /// The lossless JSON form `pfcp encode` reads, with names and decoded values.
     #[default]
     Json,
+    /// A tree per message like `tshark -V`, then a summary ([`crate::text`]).
+    Text,
     /// The oracle's summary schema (see [`crate::summary`]).
-    Summary,
+    OracleSummary,
 }
 
 /// Options of `pfcp decode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeOptions {
     /// Output format.
     pub format: Format,
@@ -41,6 +48,8 @@ pub struct DecodeOptions {
     pub pretty: bool,
     /// UDP port whose datagrams are taken from captures.
     pub port: u16,
+    /// Which messages to print.
+    pub filter: Filter,
 }
 
 impl Default for DecodeOptions {
@@ -49,6 +58,7 @@ impl Default for DecodeOptions {
             format: Format::Json,
             pretty: false,
             port: capture::PFCP_PORT,
+            filter: Filter::default(),
         }
     }
 }
@@ -56,13 +66,14 @@ impl Default for DecodeOptions {
 /// Counts of one decode run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DecodeStats {
-    /// Messages decoded and printed.
+    /// Messages decoded.
     pub messages: u64,
     /// Error lines printed (messages or datagrams that failed to decode).
     pub failed: u64,
     /// Messages that decoded but that a receiving node rejects ([`Message::validate`]).
     pub invalid: u64,
-    /// Input problems reported on stderr (bad text lines, corrupt captures).
+    /// Input problems reported on stderr (bad text lines, corrupt captures, captures with no
+    /// PFCP on the port).
     pub input_errors: u64,
 }
 
@@ -80,6 +91,259 @@ impl DecodeStats {
     }
 }
 
+/// A decode run over one or more inputs: the output, the pairing state and the counts.
+pub struct Decoder<'o, W: Write> {
+    out: &'o mut W,
+    opts: DecodeOptions,
+    pairing: Pairing,
+    stats: DecodeStats,
+    /// Messages printed (the filters' choice).
+    shown: u64,
+}
+
+/// Decode one input and finish (the text summary included). `name` names it in messages on
+/// `diag` (stderr).
+pub fn decode_input<R: Read, W: Write>(
+    name: &str,
+    input: R,
+    out: &mut W,
+    diag: &mut dyn Write,
+    opts: &DecodeOptions,
+) -> Result<DecodeStats, RunError> {
+    let mut d = Decoder::new(out, opts.clone());
+    d.input(name, input, diag)?;
+    d.finish()
+}
+
+impl<'o, W: Write> Decoder<'o, W> {
+    /// A run writing to `out`.
+    pub fn new(out: &'o mut W, opts: DecodeOptions) -> Self {
+        Decoder {
+            out,
+            opts,
+            pairing: Pairing::default(),
+            stats: DecodeStats::default(),
+            shown: 0,
+        }
+    }
+
+    /// Decode one input; its counts (also added to the run's).
+    pub fn input<R: Read>(
+        &mut self,
+        name: &str,
+        input: R,
+        diag: &mut dyn Write,
+    ) -> Result<DecodeStats, RunError> {
+        let mut input = input;
+        let mut prefix = [0u8; 4];
+        let mut got = 0;
+        while got < prefix.len() {
+            match input.read(prefix.get_mut(got..).unwrap_or_default()) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(RunError::Input(e)),
+            }
+        }
+        let head = prefix.get(..got).unwrap_or_default();
+        let is_capture = capture::is_capture(head);
+        let whole = io::Cursor::new(prefix).take(got as u64).chain(input);
+        let stats = if is_capture {
+            self.capture(name, whole, diag)?
+        } else {
+            self.text(name, BufReader::new(whole), diag)?
+        };
+        self.stats.add(stats);
+        Ok(stats)
+    }
+
+    /// End the run: the text format's summary; the run's counts.
+    pub fn finish(self) -> Result<DecodeStats, RunError> {
+        if self.opts.format == Format::Text {
+            let shown = (!self.opts.filter.is_empty()).then_some(self.shown);
+            self.out
+                .write_all(self.pairing.summary(shown).as_bytes())
+                .map_err(RunError::Output)?;
+        }
+        Ok(self.stats)
+    }
+
+    fn capture<R: Read>(
+        &mut self,
+        name: &str,
+        input: R,
+        diag: &mut dyn Write,
+    ) -> Result<DecodeStats, RunError> {
+        let mut stats = DecodeStats::default();
+        let result = capture::for_each_udp(input, self.opts.port, |d| {
+            stats.add(self.datagram(d.payload, Source::Frame(d))?);
+            Ok(())
+        });
+        let diag_err = RunError::Diagnostics;
+        match result {
+            Ok(c) => {
+                if c.unparsed > 0 {
+                    let n = c.unparsed;
+                    writeln!(
+                        diag,
+                        "pfcp: {name}: {n} frame(s) not parsed down to UDP (truncated or IP fragments)"
+                    )
+                    .map_err(diag_err)?;
+                }
+                if c.unsupported_link > 0 {
+                    let n = c.unsupported_link;
+                    writeln!(
+                        diag,
+                        "pfcp: {name}: {n} frame(s) of an unsupported link type skipped"
+                    )
+                    .map_err(diag_err)?;
+                }
+                if c.datagrams == 0 {
+                    let port = self.opts.port;
+                    let seen = c.busiest_other_ports(5);
+                    let seen = if seen.is_empty() {
+                        format!("no UDP datagrams in its {} frame(s)", c.frames)
+                    } else {
+                        let list: Vec<String> = seen
+                            .iter()
+                            .map(|(p, n)| format!("{p} ({n} datagram{})", plural(*n)))
+                            .collect();
+                        format!("UDP ports seen: {}", list.join(", "))
+                    };
+                    writeln!(diag, "pfcp: no PFCP on UDP port {port} in {name}; {seen}")
+                        .map_err(diag_err)?;
+                    stats.input_errors += 1;
+                }
+            }
+            Err(CaptureError::Output(e)) => return Err(RunError::Output(e)),
+            Err(e) => {
+                writeln!(diag, "pfcp: {name}: {e}").map_err(diag_err)?;
+                stats.input_errors += 1;
+            }
+        }
+        Ok(stats)
+    }
+
+    fn text<R: BufRead>(
+        &mut self,
+        name: &str,
+        mut input: R,
+        diag: &mut dyn Write,
+    ) -> Result<DecodeStats, RunError> {
+        let mut stats = DecodeStats::default();
+        let mut buf = Vec::new();
+        let mut line_no = 0usize;
+        let mut seen_payload = false;
+        loop {
+            buf.clear();
+            let n = input.read_until(b'\n', &mut buf).map_err(RunError::Input)?;
+            if n == 0 {
+                break;
+            }
+            line_no += 1;
+            let binary = buf.contains(&0) || std::str::from_utf8(&buf).is_err();
+            if binary && !seen_payload {
+                // Not text at all: one line for the file, not one per "line" of binary data.
+                writeln!(diag, "pfcp: {name}: not a pcap, pcapng or hex text file")
+                    .map_err(RunError::Diagnostics)?;
+                stats.input_errors += 1;
+                break;
+            }
+            let text = String::from_utf8_lossy(&buf);
+            match hex::parse_line(&text) {
+                Ok(None) => {}
+                Ok(Some(payload)) => {
+                    seen_payload = true;
+                    let s = self
+                        .datagram(&payload, Source::Line(line_no))
+                        .map_err(RunError::Output)?;
+                    stats.add(s);
+                }
+                Err(e) => {
+                    writeln!(diag, "pfcp: {name}:{line_no}: {e}").map_err(RunError::Diagnostics)?;
+                    stats.input_errors += 1;
+                }
+            }
+        }
+        Ok(stats)
+    }
+
+    /// Print every message of one datagram (and the error that ends it, if any).
+    fn datagram(&mut self, payload: &[u8], source: Source<'_>) -> io::Result<DecodeStats> {
+        let mut stats = DecodeStats::default();
+        for (index, item) in Datagram::new(payload).enumerate() {
+            let origin = source.origin(index);
+            match item {
+                Ok(msg) => {
+                    stats.messages += 1;
+                    let verdict = msg.validate();
+                    if verdict.is_err() {
+                        stats.invalid += 1;
+                    }
+                    let seen = Seen {
+                        at: origin
+                            .frame
+                            .unwrap_or(origin.line.unwrap_or_default() as u64),
+                        time: origin.time,
+                        addrs: origin.addrs,
+                    };
+                    let paired = self.pairing.observe(&msg, seen);
+                    if self.opts.filter.matches(&msg, origin.addrs) {
+                        self.shown += 1;
+                        self.message(&msg, &origin, paired, &verdict)?;
+                    }
+                }
+                Err(e) => {
+                    stats.failed += 1;
+                    if self.opts.filter.is_empty() {
+                        self.error(&origin, &e)?;
+                    }
+                }
+            }
+        }
+        Ok(stats)
+    }
+
+    fn message(
+        &mut self,
+        msg: &Message<'_>,
+        origin: &Origin,
+        paired: Paired,
+        verdict: &Result<(), DecodeError>,
+    ) -> io::Result<()> {
+        match self.opts.format {
+            Format::Json => {
+                let line = MessageLine {
+                    msg,
+                    origin,
+                    paired,
+                    verdict,
+                };
+                write_json(self.out, &line, self.opts.pretty)
+            }
+            Format::Text => text::write_message(self.out, msg, origin, paired, verdict),
+            Format::OracleSummary => write_json(self.out, &summarize(msg), self.opts.pretty),
+        }
+    }
+
+    fn error(&mut self, origin: &Origin, e: &DecodeError) -> io::Result<()> {
+        match self.opts.format {
+            Format::Text => text::write_error(self.out, origin, e),
+            Format::Json | Format::OracleSummary => {
+                write_json(self.out, &ErrorLine { origin, error: e }, self.opts.pretty)
+            }
+        }
+    }
+}
+
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// Where a datagram came from.
 #[derive(Debug, Clone, Copy)]
 enum Source<'a> {
@@ -88,229 +352,30 @@ enum Source<'a> {
 }
 
 impl Source<'_> {
-    /// Informational keys: always for capture frames; for text lines only on error lines.
-    fn origin(&self, index: usize, for_error: bool) -> Origin {
+    fn origin(&self, index: usize) -> Origin {
         match self {
-            Source::Frame(d) => vec![
-                ("frame", json!(d.frame)),
-                ("src", json!(d.src.to_string())),
-                ("dst", json!(d.dst.to_string())),
-                ("index", json!(index)),
-            ],
-            Source::Line(line) if for_error => vec![("line", json!(line)), ("index", json!(index))],
-            Source::Line(_) => Vec::new(),
+            Source::Frame(d) => Origin {
+                frame: Some(d.frame),
+                time: d.time,
+                addrs: Some((d.src, d.dst)),
+                line: None,
+                index,
+            },
+            Source::Line(line) => Origin {
+                line: Some(*line),
+                index,
+                ..Origin::default()
+            },
         }
     }
-}
-
-/// Decode one input. `name` names it in messages on `diag` (stderr).
-pub fn decode_input<R: Read, W: Write>(
-    name: &str,
-    input: R,
-    out: &mut W,
-    diag: &mut dyn Write,
-    opts: &DecodeOptions,
-) -> Result<DecodeStats, RunError> {
-    let mut input = input;
-    let mut prefix = [0u8; 4];
-    let mut got = 0;
-    while got < prefix.len() {
-        match input.read(prefix.get_mut(got..).unwrap_or_default()) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(RunError::Input(e)),
-        }
-    }
-    let head = prefix.get(..got).unwrap_or_default();
-    let is_capture = capture::is_capture(head);
-    let whole = io::Cursor::new(prefix).take(got as u64).chain(input);
-    if is_capture {
-        decode_capture(name, whole, out, diag, opts)
-    } else {
-        decode_text(name, BufReader::new(whole), out, diag, opts)
-    }
-}
-
-fn decode_capture<R: Read, W: Write>(
-    name: &str,
-    input: R,
-    out: &mut W,
-    diag: &mut dyn Write,
-    opts: &DecodeOptions,
-) -> Result<DecodeStats, RunError> {
-    let mut stats = DecodeStats::default();
-    let result = capture::for_each_udp(input, opts.port, |d| {
-        stats.add(decode_datagram(d.payload, Source::Frame(d), out, opts)?);
-        Ok(())
-    });
-    let diag_err = RunError::Diagnostics;
-    match result {
-        Ok(c) => {
-            if c.unparsed > 0 {
-                let n = c.unparsed;
-                writeln!(
-                    diag,
-                    "pfcp: {name}: {n} frame(s) not parsed down to UDP (truncated or IP fragments)"
-                )
-                .map_err(diag_err)?;
-            }
-            if c.unsupported_link > 0 {
-                let n = c.unsupported_link;
-                writeln!(
-                    diag,
-                    "pfcp: {name}: {n} frame(s) of an unsupported link type skipped"
-                )
-                .map_err(diag_err)?;
-            }
-        }
-        Err(CaptureError::Output(e)) => return Err(RunError::Output(e)),
-        Err(e) => {
-            writeln!(diag, "pfcp: {name}: {e}").map_err(diag_err)?;
-            stats.input_errors += 1;
-        }
-    }
-    Ok(stats)
-}
-
-fn decode_text<R: BufRead, W: Write>(
-    name: &str,
-    mut input: R,
-    out: &mut W,
-    diag: &mut dyn Write,
-    opts: &DecodeOptions,
-) -> Result<DecodeStats, RunError> {
-    let mut stats = DecodeStats::default();
-    let mut buf = Vec::new();
-    let mut line_no = 0usize;
-    let mut seen_payload = false;
-    loop {
-        buf.clear();
-        let n = input.read_until(b'\n', &mut buf).map_err(RunError::Input)?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        let binary = buf.contains(&0) || std::str::from_utf8(&buf).is_err();
-        if binary && !seen_payload {
-            // Not text at all: one line for the file, not one per "line" of binary data.
-            writeln!(diag, "pfcp: {name}: not a pcap, pcapng or hex text file")
-                .map_err(RunError::Diagnostics)?;
-            stats.input_errors += 1;
-            break;
-        }
-        let text = String::from_utf8_lossy(&buf);
-        match hex::parse_line(&text) {
-            Ok(None) => {}
-            Ok(Some(payload)) => {
-                seen_payload = true;
-                let s = decode_datagram(&payload, Source::Line(line_no), out, opts)
-                    .map_err(RunError::Output)?;
-                stats.add(s);
-            }
-            Err(e) => {
-                writeln!(diag, "pfcp: {name}:{line_no}: {e}").map_err(RunError::Diagnostics)?;
-                stats.input_errors += 1;
-            }
-        }
-    }
-    Ok(stats)
-}
-
-/// Print every message of one datagram (and the error that ends it, if any).
-fn decode_datagram<W: Write>(
-    payload: &[u8],
-    source: Source<'_>,
-    out: &mut W,
-    opts: &DecodeOptions,
-) -> io::Result<DecodeStats> {
-    let mut stats = DecodeStats::default();
-    for (index, item) in Datagram::new(payload).enumerate() {
-        let line = match item {
-            Ok(msg) => {
-                let verdict = msg.validate();
-                if verdict.is_err() {
-                    stats.invalid += 1;
-                }
-                match opts.format {
-                    Format::Summary => Ok(summarize(&msg)),
-                    Format::Json => message_line(&msg, &source.origin(index, false))
-                        .map(|line| with_verdict(line, &msg, verdict)),
-                }
-            }
-            Err(e) => Err(error_line(&e, &source.origin(index, true))),
-        };
-        match &line {
-            Ok(_) => stats.messages += 1,
-            Err(_) => stats.failed += 1,
-        }
-        write_json(out, line.as_ref().unwrap_or_else(|e| e), opts.pretty)?;
-    }
-    Ok(stats)
-}
-
-/// `line` with the receiver's verdict on `msg` added after `message_name`: `"valid"`, or
-/// `{"invalid": {"cause", "cause_name", "offending_ie", "offending_ie_name", "kind",
-/// "error", "action"}}`. `action` is what a node does (clause 7.6): `"reject"` (a request,
-/// answered with the Cause and Offending IE), `"discard"` (an unknown message type, or a
-/// Heartbeat Request) or `"notify"` (a response: nothing is sent back, the application is
-/// told).
-fn with_verdict(line: Value, msg: &Message<'_>, verdict: Result<(), DecodeError>) -> Value {
-    let Value::Object(map) = line else {
-        return line;
-    };
-    let verdict = match verdict {
-        Ok(()) => json!("valid"),
-        Err(e) => {
-            let cause = e.cause();
-            let offending = e.offending_ie();
-            let t = msg.message_type();
-            let action = match e.kind {
-                DecodeErrorKind::UnknownMessageType(_) => "discard",
-                // Clause 7.6: no rejection for a Heartbeat Request.
-                _ if t.is_request() && t != pfcp_wire::MessageType::HEARTBEAT_REQUEST => "reject",
-                _ if t.is_request() => "discard",
-                _ => "notify",
-            };
-            json!({ "invalid": {
-                "cause": cause.0,
-                "cause_name": cause.name(),
-                "offending_ie": offending.map(|t| t.0),
-                "offending_ie_name": offending.and_then(|t| t.name()),
-                "kind": kind_name(&e.kind),
-                "error": e.to_string(),
-                "action": action,
-            }})
-        }
-    };
-    let mut out = serde_json::Map::new();
-    let mut placed = false;
-    for (k, v) in map {
-        let after = k == "message_name";
-        out.insert(k, v);
-        if after {
-            out.insert("verdict".into(), verdict.clone());
-            placed = true;
-        }
-    }
-    if !placed {
-        out.insert("verdict".into(), verdict);
-    }
-    Value::Object(out)
-}
-
-/// The variant name of an error kind (`IeTooShort`, `MissingMandatory`, ...).
-fn kind_name(kind: &DecodeErrorKind) -> String {
-    let debug = format!("{kind:?}");
-    debug
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .next()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 /// Write one JSON value and a newline.
-pub fn write_json<W: Write>(out: &mut W, value: &Value, pretty: bool) -> io::Result<()> {
+pub fn write_json<W: Write + ?Sized, T: serde::Serialize>(
+    out: &mut W,
+    value: &T,
+    pretty: bool,
+) -> io::Result<()> {
     if pretty {
         serde_json::to_writer_pretty(&mut *out, value)?;
     } else {
@@ -322,6 +387,8 @@ pub fn write_json<W: Write>(out: &mut W, value: &Value, pretty: bool) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use serde_json::{json, Value};
 
     fn run(input: &[u8], format: Format) -> (String, String, DecodeStats) {
         let mut out = Vec::new();
@@ -341,7 +408,7 @@ mod tests {
     #[test]
     fn text_lines_errors_and_continuation() {
         let input = b"# heartbeat\n\n2001000c00abcd0000600004e8f4a2b0\nzz\n4001000c0000010000600004e8754700\n{\"hex\":\"2002000c00abcd0000600004e8f4a2b0\"}\n";
-        let (out, diag, stats) = run(input, Format::Summary);
+        let (out, diag, stats) = run(input, Format::OracleSummary);
         let lines: Vec<Value> = out
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -435,8 +502,13 @@ mod tests {
     /// F-SEID of a response), which a receiver ignores (clause 7.2.3.2), so they are valid.
     #[test]
     fn the_oracle_ie_content_corpus_gets_verdicts() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/oracle/corpus/malformed.jsonl");
+        // `$PFCP_ORACLE_DIR`, else the oracle beside the repository.
+        let dir = std::env::var_os("PFCP_ORACLE_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/oracle")
+            });
+        let path = dir.join("corpus/malformed.jsonl");
         let Ok(text) = std::fs::read_to_string(&path) else {
             assert!(
                 std::env::var_os("PFCP_REQUIRE_ORACLE").is_none(),
@@ -498,9 +570,9 @@ mod tests {
     }
 
     #[test]
-    fn summary_lines_keep_the_oracle_schema_and_the_exit_status() {
+    fn oracle_summary_lines_keep_the_oracle_schema_and_the_exit_status() {
         let hb = "2001000800abcd0000600000";
-        let (out, _, stats) = run(format!("{hb}\n").as_bytes(), Format::Summary);
+        let (out, _, stats) = run(format!("{hb}\n").as_bytes(), Format::OracleSummary);
         let l = lines(&out);
         assert!(l[0].get("verdict").is_none(), "{}", l[0]);
         assert_eq!(l[0]["message_type"], json!(1));

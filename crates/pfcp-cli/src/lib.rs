@@ -1,9 +1,11 @@
 //! The library half of the `pfcp` command-line tool: everything `pfcp decode` and
 //! `pfcp encode` do, usable from tests and other programs.
 //!
-//! * [`decode`]: one input (hex lines, pcap, pcapng) to JSON lines, in the lossless format
-//!   ([`render`], with [`decoded`] values) or the oracle's summary schema ([`summary`]).
-//! * [`encode`]: those JSON lines back to hex.
+//! * [`decode`]: inputs (hex lines, pcap, pcapng) to JSON lines in the lossless format
+//!   ([`render`], the typed IEs through `pfcp-wire`'s serde forms), a text tree ([`text`],
+//!   [`describe`]) with request/response pairing ([`pairing`]) and filters ([`filter`]), or
+//!   the oracle's summary schema ([`summary`]).
+//! * [`encode`]: those JSON lines back to hex (IEs given by octets or by typed fields).
 //! * [`capture`]: UDP datagrams out of pcap/pcapng files (Ethernet, SLL, SLL2, raw IP, NULL).
 //! * [`sample`]: the project's sample capture, `samples/overload.pcap`.
 //! * [`up`]: `pfcp up`, a UP function emulator with self-protection and OCI/LCI reporting.
@@ -30,15 +32,18 @@ pub mod capture;
 pub mod cli;
 pub mod cp;
 pub mod decode;
-pub mod decoded;
+pub mod describe;
 pub mod encode;
+pub mod filter;
 pub mod hex;
 mod meter;
+pub mod pairing;
 mod pcap_out;
 pub mod render;
 pub mod sample;
 pub mod sim;
 pub mod summary;
+pub mod text;
 pub mod up;
 
 use std::io;

@@ -8,7 +8,6 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use pfcp_wire::owned::OwnedMessage;
 use serde_json::{json, Value};
 
 use support::{oracle_dir, read_jsonl, str_of};
@@ -58,25 +57,35 @@ fn decode_hex_from_stdin() {
     assert_eq!(m["seid"], Value::Null);
     assert_eq!(m["sequence"], json!(0xABCD));
     assert_eq!(m["ies"][0]["type"], json!(96));
-    assert_eq!(m["ies"][0]["value"], json!("e8f4a2b0"));
-    assert_eq!(m["ies"][0]["decoded"]["raw"], json!(0xE8F4_A2B0u32));
-    // 0xE8F4A2B0 - 2208988800 = 1699357744 s after 1970: 2023-11-07T11:49:04Z.
-    assert_eq!(m["ies"][0]["decoded"]["utc"], json!("2023-11-07T11:49:04Z"));
+    // The typed value encodes back to the octets: no raw copy is needed.
+    assert_eq!(m["ies"][0]["decoded"], json!(0xE8F4_A2B0u32));
+    assert!(m["ies"][0].get("value").is_none(), "{m}");
+    // The text form: 0xE8F4A2B0 - 2208988800 = 1699357744 s after 1970.
+    let out = pfcp(&["decode", "-f", "text"], &format!("{HEARTBEAT}\n"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("    Recovery Time Stamp (96): 2023-11-07T11:49:04Z (3908346544)\n"),
+        "{text}"
+    );
 }
 
 #[test]
-fn summary_line_for_a_known_vector() {
-    let out = pfcp(
-        &["decode", "--format", "summary", "-"],
-        &format!("{HEARTBEAT}\n"),
-    );
-    assert!(out.status.success());
+fn oracle_summary_line_for_a_known_vector() {
     let expected = concat!(
         r#"{"version":1,"message_type":1,"length":12,"seid":null,"sequence":43981,"priority":null,"#,
         r#""ies":[{"type":96,"length":4,"value":"e8f4a2b0","timestamp":3908346544}]}"#,
         "\n"
     );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    // The format's name, and the name it had (kept as an alias).
+    for name in ["oracle-summary", "summary"] {
+        let out = pfcp(
+            &["decode", "--format", name, "-"],
+            &format!("{HEARTBEAT}\n"),
+        );
+        assert!(out.status.success(), "{name}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), expected, "{name}");
+    }
 }
 
 #[test]
@@ -89,7 +98,7 @@ fn summary_lines_match_the_oracle() {
         .iter()
         .map(|l| format!("{}\n", str_of(l, "hex")))
         .collect();
-    let out = pfcp(&["decode", "-f", "summary"], &input);
+    let out = pfcp(&["decode", "-f", "oracle-summary"], &input);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -223,26 +232,32 @@ fn decode_the_oracle_captures() {
     }
     let files: std::collections::BTreeSet<&String> = expected.keys().map(|(f, _)| f).collect();
     assert_eq!(files.len(), 8);
-    let (mut total, mut skipped) = (0, 0);
+    let (mut total, mut skipped, mut typed_only) = (0, 0, 0);
     for file in files {
         let path = dir.join(file);
         let out = pfcp(&["decode", path.to_str().unwrap()], "");
         assert!(out.status.success(), "{file}: {}", stderr(&out));
         assert_eq!(stderr(&out), "", "{file}");
+        // `pfcp decode FILE | pfcp encode`: one hex line per message, in order.
+        let json = String::from_utf8(out.stdout.clone()).unwrap();
+        let encoded = pfcp(&["encode"], &json);
+        assert!(encoded.status.success(), "{file}: {}", stderr(&encoded));
+        let encoded = String::from_utf8(encoded.stdout).unwrap();
+        let lines = stdout_json(&out);
+        assert_eq!(encoded.lines().count(), lines.len(), "{file}");
         // Rebuild each frame's payload from its messages.
         let mut got: BTreeMap<(String, u64), String> = BTreeMap::new();
-        for m in stdout_json(&out) {
+        for (m, hex) in lines.iter().zip(encoded.lines()) {
             assert!(m.get("error").is_none(), "{file}: {m}");
-            let src = str_of(&m, "src");
-            let dst = str_of(&m, "dst");
+            let src = str_of(m, "src");
+            let dst = str_of(m, "dst");
             assert!(
                 src.ends_with(":8805") || dst.ends_with(":8805"),
                 "{file}: {src} {dst}"
             );
-            let owned: OwnedMessage = serde_json::from_value(m.clone()).unwrap();
+            typed_only += count_typed_only(&m["ies"]);
             let key = (file.clone(), m["frame"].as_u64().unwrap());
-            let hex = pfcp_cli::hex::encode(&owned.to_bytes().unwrap());
-            got.entry(key).or_default().push_str(&hex);
+            got.entry(key).or_default().push_str(hex);
         }
         let mut want: BTreeMap<_, _> = expected
             .iter()
@@ -261,8 +276,26 @@ fn decode_the_oracle_captures() {
         total += got.len();
         skipped += quoted.map_or(0, |q| q.len());
     }
-    eprintln!("{total} PFCP frames decoded and re-encoded, {skipped} ICMP-quoted frames skipped");
+    eprintln!(
+        "{total} PFCP frames decoded and re-encoded ({typed_only} IEs from their typed fields \
+         alone), {skipped} ICMP-quoted frames skipped"
+    );
     assert!(total >= 380, "only {total} frames");
+    // The F-TEIDs, UE IP Addresses, Outer Header Creations, rule IDs ... of the captures
+    // reach the output typed, and come back from those fields alone.
+    assert!(typed_only > 2000, "only {typed_only} IEs typed");
+}
+
+/// IEs (at any depth) given by their typed fields only: `decoded` without `value`.
+fn count_typed_only(ies: &Value) -> usize {
+    ies.as_array().map_or(0, |list| {
+        list.iter()
+            .map(|ie| {
+                let own = usize::from(ie.get("decoded").is_some() && ie.get("value").is_none());
+                own + count_typed_only(&ie["ies"])
+            })
+            .sum()
+    })
 }
 
 /// Frames where Wireshark finds PFCP inside an ICMP error (`None` without tshark).
@@ -302,6 +335,17 @@ fn pretty_and_help() {
         help.contains("pcapng") && help.contains("--format"),
         "{help}"
     );
+    for heading in ["Output:", "Input:", "Filters:", "Examples:"] {
+        assert!(help.contains(heading), "{heading}: {help}");
+    }
+    assert!(help.contains("pfcp decode -f text"), "{help}");
+    let encode_help = pfcp(&["encode", "--help"], "");
+    let encode_help = String::from_utf8(encode_help.stdout).unwrap();
+    assert!(encode_help.contains("Examples:"), "{encode_help}");
+    // No Rust paths in what a user reads.
+    for h in [&help, &encode_help] {
+        assert!(!h.contains("::") && !h.contains("pfcp_wire"), "{h}");
+    }
     let bad = pfcp(&["decode", "--format", "xml"], "");
     assert_eq!(bad.status.code(), Some(2));
 }

@@ -21,7 +21,7 @@ impl Rng {
 
 /// Decode `input` in both formats; `Err` if it panicked.
 fn survives(input: &[u8]) -> Result<(), String> {
-    for format in [Format::Json, Format::Summary] {
+    for format in [Format::Json, Format::OracleSummary] {
         let opts = DecodeOptions {
             format,
             ..DecodeOptions::default()

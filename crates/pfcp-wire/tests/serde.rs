@@ -119,3 +119,54 @@ const EXPECTED_JSON: &str = concat!(
     r#"{"type":1,"ies":[{"type":56,"value":"0001"},{"type":2,"ies":[{"type":20,"value":"00"}]}]},"#,
     r#"{"type":32770,"enterprise_id":10415,"value":"010203"}]}"#
 );
+
+/// Node ID and the feature bitmaps (clauses 8.2.38, 8.2.25, 8.2.58) read back from their
+/// serde form to the same octets; the octets are the spec layouts.
+#[test]
+fn node_ids_and_features_survive_json() {
+    use pfcp_wire::ie::{AnyTypedIe, CpFunctionFeatures, IeIter, NodeId, UpFunctionFeatures};
+    use pfcp_wire::IeType;
+    // Node ID, FQDN "upf1.example.net" (digest 4.7), IPv4 192.0.2.1, IPv6 2001:db8::1.
+    let fqdn = pfcp_wire::owned::parse_hex("003c0012020475706631076578616d706c65036e6574").unwrap();
+    let v4 = pfcp_wire::owned::parse_hex("003c000500c0000201").unwrap();
+    let v6 = pfcp_wire::owned::parse_hex("003c00110120010db8000000000000000000000001").unwrap();
+    // UP Function Features BUCP|FTUP (octet 5 bits 1 and 5) and EPFAR (octet 6 bit 8);
+    // CP Function Features LOAD|OVRL.
+    let up = pfcp_wire::owned::parse_hex("002b00021180").unwrap();
+    let cp = pfcp_wire::owned::parse_hex("0059000103").unwrap();
+    let forms = [
+        (&fqdn, r#"{"fqdn":"upf1.example.net"}"#),
+        (&v4, r#"{"ipv4":"192.0.2.1"}"#),
+        (&v6, r#"{"ipv6":"2001:db8::1"}"#),
+        (
+            &up,
+            r#"{"features":["BUCP","FTUP","EPFAR"],"octets":"1180"}"#,
+        ),
+        (&cp, r#"{"features":["LOAD","OVRL"],"octets":"03"}"#),
+    ];
+    for (octets, json) in forms {
+        let ie = IeIter::new(octets, 0).next().unwrap().unwrap();
+        let typed = AnyTypedIe::decode(&ie).unwrap().unwrap();
+        assert_eq!(serde_json::to_string(&typed).unwrap(), json);
+        let value: serde_json::Value = serde_json::from_str(json).unwrap();
+        let back = AnyTypedIe::deserialize_as(ie.ie_type(), &value)
+            .unwrap()
+            .unwrap();
+        assert_eq!(back, typed);
+        let mut out = Vec::new();
+        back.encode(&mut out).unwrap();
+        assert_eq!(&out, octets);
+    }
+    // Features by name alone: the shortest bitmap holding them.
+    let named: UpFunctionFeatures = serde_json::from_str(r#"{"features":["FTUP"]}"#).unwrap();
+    assert_eq!(named.octets(), &[0x10, 0x00]);
+    let named: CpFunctionFeatures = serde_json::from_str(r#"{"features":["OVRL"]}"#).unwrap();
+    assert_eq!(named.octets(), &[0x02]);
+    assert!(serde_json::from_str::<CpFunctionFeatures>(r#"{"features":["NOPE"]}"#).is_err());
+    assert!(serde_json::from_str::<NodeId<'_>>(r#"{"fqdn":"a..b"}"#).is_err());
+    // A type without a typed form reads as None.
+    let v = serde_json::json!(1);
+    assert!(AnyTypedIe::deserialize_as(IeType::PDN_TYPE, &v)
+        .unwrap()
+        .is_none());
+}

@@ -288,6 +288,76 @@ features_impl!(UpFunctionFeatures, UP_FUNCTION_FEATURES, 2);
 
 crate::encode::impl_encode!(CpFunctionFeatures, UpFunctionFeatures);
 
+/// The serde form of a features bitmap: `{"features": ["BUCP", ...], "octets": "0211"}`, the
+/// named features set (in bit order) and the octets as sent, unknown bits included. Reading
+/// takes `octets` when present, else sets the named `features` in the shortest bitmap.
+#[cfg(feature = "serde")]
+mod features_serde {
+    use serde::ser::SerializeStruct;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{CpFunctionFeatures, UpFunctionFeatures};
+
+    #[derive(Deserialize)]
+    #[serde(rename = "Features")]
+    struct Form {
+        #[serde(default)]
+        features: Vec<String>,
+        #[serde(default)]
+        octets: Option<String>,
+    }
+
+    macro_rules! features_serde {
+        ($($owner:ident),*) => {$(
+            impl Serialize for $owner {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    struct Names<'a>(&'a $owner);
+                    impl Serialize for Names<'_> {
+                        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                            s.collect_seq(self.0.iter().map(|f| f.name))
+                        }
+                    }
+                    struct Octets<'a>(&'a [u8]);
+                    impl Serialize for Octets<'_> {
+                        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                            crate::owned::hex_serde::serialize(self.0, s)
+                        }
+                    }
+                    let mut st = s.serialize_struct(stringify!($owner), 2)?;
+                    st.serialize_field("features", &Names(self))?;
+                    st.serialize_field("octets", &Octets(self.octets()))?;
+                    st.end()
+                }
+            }
+
+            impl<'de> Deserialize<'de> for $owner {
+                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$owner, D::Error> {
+                    use serde::de::Error;
+                    let form = Form::deserialize(d)?;
+                    if let Some(hex) = form.octets {
+                        let octets = crate::owned::parse_hex(&hex)
+                            .ok_or_else(|| D::Error::custom("octets: invalid hex string"))?;
+                        return $owner::from_octets(&octets).ok_or_else(|| {
+                            D::Error::custom("octets: empty or longer than the bitmap")
+                        });
+                    }
+                    let mut out = $owner::empty();
+                    for name in &form.features {
+                        let f = $owner::ALL
+                            .iter()
+                            .find(|f| f.name == name)
+                            .ok_or_else(|| D::Error::custom(format!("unknown feature {name}")))?;
+                        out = out.with(*f);
+                    }
+                    Ok(out)
+                }
+            }
+        )*};
+    }
+
+    features_serde!(CpFunctionFeatures, UpFunctionFeatures);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

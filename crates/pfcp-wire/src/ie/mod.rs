@@ -17,6 +17,7 @@ use crate::encode::Sink;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, IePath};
 
 mod addr;
+mod any;
 mod cause_ie;
 mod features;
 mod flags;
@@ -85,6 +86,7 @@ grouped::owned_is_self!(
 );
 
 pub use addr::{FTeid, OuterHeaderCreation, UeIpAddress};
+pub use any::AnyTypedIe;
 pub use features::{CpFunctionFeatures, Feature, UpFunctionFeatures, MAX_FEATURE_OCTETS};
 pub use flags::{
     ApplyAction, DestinationInterface, GateStatus, MeasurementMethod, OuterHeaderRemoval,

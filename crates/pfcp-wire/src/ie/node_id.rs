@@ -130,6 +130,14 @@ impl<'a> Fqdn<'a> {
         })
     }
 
+    /// Whether the dotted form names the labels exactly (every label UTF-8 without a dot), so
+    /// that [`Fqdn::from_dotted`] of it gives the same wire form; [`fmt::Display`] escapes
+    /// the others (RFC 4343), which does not read back.
+    pub fn is_dotted_exact(&self) -> bool {
+        self.labels()
+            .all(|l| !l.contains(&b'.') && std::str::from_utf8(l).is_ok())
+    }
+
     /// Octets of the wire form.
     pub fn wire_len(&self) -> usize {
         match self.repr {
@@ -290,6 +298,57 @@ impl<'a> TypedIe<'a> for NodeId<'a> {
 }
 
 crate::encode::impl_encode!(NodeId<'_>);
+
+/// The serde form of a Node ID: `{"ipv4": "192.0.2.1"}`, `{"ipv6": "2001:db8::1"}` or
+/// `{"fqdn": "upf1.example.net"}`: the labels as they are, joined by dots, when that names
+/// them exactly ([`Fqdn::is_dotted_exact`]), else the escaped [`fmt::Display`] form, which
+/// does not read back to the same octets.
+#[cfg(feature = "serde")]
+mod node_id_serde {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Fqdn, NodeId};
+
+    #[derive(Deserialize)]
+    #[serde(rename = "NodeId", rename_all = "snake_case")]
+    enum Form<'a> {
+        Ipv4(Ipv4Addr),
+        Ipv6(Ipv6Addr),
+        Fqdn(&'a str),
+    }
+
+    impl Serialize for NodeId<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                NodeId::Ipv4(a) => s.serialize_newtype_variant("NodeId", 0, "ipv4", a),
+                NodeId::Ipv6(a) => s.serialize_newtype_variant("NodeId", 1, "ipv6", a),
+                NodeId::Fqdn(n) if n.is_dotted_exact() => {
+                    let labels: Vec<&str> = n
+                        .labels()
+                        .map(|l| std::str::from_utf8(l).unwrap_or_default())
+                        .collect();
+                    s.serialize_newtype_variant("NodeId", 2, "fqdn", &labels.join("."))
+                }
+                NodeId::Fqdn(n) => s.serialize_newtype_variant("NodeId", 2, "fqdn", &n.to_string()),
+            }
+        }
+    }
+
+    /// An FQDN is borrowed from the input: a JSON string with escapes cannot be read.
+    impl<'de> Deserialize<'de> for NodeId<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<NodeId<'de>, D::Error> {
+            Ok(match Form::deserialize(d)? {
+                Form::Ipv4(a) => NodeId::Ipv4(a),
+                Form::Ipv6(a) => NodeId::Ipv6(a),
+                Form::Fqdn(name) => NodeId::Fqdn(
+                    Fqdn::from_dotted(name).map_err(|e| serde::de::Error::custom(e.as_str()))?,
+                ),
+            })
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

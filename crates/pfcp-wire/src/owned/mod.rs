@@ -37,7 +37,7 @@ mod tree;
 pub use edit::Group;
 pub use hex::parse_hex;
 #[cfg(feature = "serde")]
-pub(crate) use hex::{cow_hex, opt_cow_hex};
+pub(crate) use hex::{cow_hex, hex_serde, opt_cow_hex};
 pub use tree::{IeContent, IeValue, OwnedIe};
 
 /// The deepest nesting of grouped IEs an owned message holds (a top-level IE is depth 1):
