@@ -123,16 +123,16 @@ fn offer(
 
 fn level(net: &Net, i: usize) -> u8 {
     net.cp
-        .cp()
-        .and_then(|c| c.egress_throttle(&up_key(i)))
+        .up_link(&up_key(i))
+        .and_then(|l| l.egress_throttle())
         .map_or(0, |e| e.level())
 }
 
 /// The CP's egress throttle of its connection to UP `i` (the test set one up).
 fn egress(net: &Net, i: usize) -> &pfcp_throttle::EgressThrottle {
     net.cp
-        .cp()
-        .and_then(|c| c.egress_throttle(&up_key(i)))
+        .up_link(&up_key(i))
+        .and_then(|l| l.egress_throttle())
         .expect("the connection has an egress throttle")
 }
 
@@ -282,8 +282,8 @@ fn retransmissions_count_in_the_emr() {
     // Sent (none shed: 20/s of router priority 3 pass every level), never answered.
     assert_eq!(t[0].timed_out + t[0].in_flight, t[0].offered, "{:?}", t[0]);
     // Never associated: the UP function is known by its address.
-    let key = pfcp_overload::NodeKey::Ip(up_addr(0).ip());
-    let egress = net.cp.cp().unwrap().egress_throttle(&key).unwrap();
+    let link = net.cp.peers().up_link(&up_addr(0)).unwrap();
+    let egress = link.egress_throttle().unwrap();
     let stats = egress.stats();
     let xact = net.cp.transactions().stats();
     assert!(xact.retransmissions > 150, "{xact:?}");
@@ -343,13 +343,7 @@ fn the_loss_and_egress_throttles_together_shed_what_the_oci_asks_not_the_sum() {
         t[1]
     );
     assert!((0.28..=0.32).contains(&share), "shed {share}");
-    let loss = net
-        .cp
-        .cp()
-        .unwrap()
-        .loss_throttle(&up_key(0))
-        .unwrap()
-        .stats();
+    let loss = net.cp.up_link(&up_key(0)).unwrap().loss_throttle().stats();
     assert!(loss.unsent.iter().sum::<u64>() > 0, "{loss:?}");
 }
 

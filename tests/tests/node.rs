@@ -158,7 +158,7 @@ fn clause_7_2_2_4_1_responses_carry_the_request_priority_and_74_carries_the_oci_
         .unwrap()
         .is_some()));
     let upf = pfcp_node::cp::Destination::node(NodeKey::fqdn("upf1.example.net"));
-    assert!(p.cp.cp().unwrap().reduction(&upf, p.now) > 0);
+    assert!(p.cp.reduction(&upf, p.now) > 0);
     // And the CP applies it: it throttles locally, in the shape of the UP's rejection.
     let mut locals = 0;
     for i in 0..50u64 {
@@ -198,14 +198,14 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
         }
     }
     p.after(Duration::from_secs(2));
-    let told = p.cp.cp().unwrap().reduction(&upf, p.now);
+    let told = p.cp.reduction(&upf, p.now);
     assert!(told > 0, "{told}");
     // Then quiet: the UP publishes a lower metric, which no response has carried yet.
     p.after(Duration::from_secs(6));
     let admission = p.ups[0].node.admission().unwrap();
     let current = admission.reporter().current_oci(true).unwrap();
     assert!(current.metric.percent() < told, "{current:?} vs {told}");
-    assert_eq!(p.cp.cp().unwrap().reduction(&upf, p.now), told);
+    assert_eq!(p.cp.reduction(&upf, p.now), told);
     // A usage report on the first session (Report Type USAR, Table 7.5.8.1-1) carries it.
     let h = Header::new(MessageType::SESSION_REPORT_REQUEST).with_seid(1);
     let up = &mut p.ups[0].node;
@@ -234,6 +234,6 @@ fn clause_6_2_4_3_the_ups_session_report_request_carries_its_new_oci_and_lci() {
         node: NodeKey::fqdn("upf1.example.net"),
         entity: Some(up_addr(0).ip()),
     };
-    let after = p.cp.cp().unwrap().reduction(&entity, p.now);
+    let after = p.cp.reduction(&entity, p.now);
     assert_eq!(after, current.metric.percent(), "{oci:?}");
 }

@@ -2,102 +2,89 @@
 //! which are redirected or failed locally, from the overload and load control information
 //! the UP functions send (TS 29.244 clauses 6.2.3, 6.2.4.4, 6.2.4.5; Annex A.1, Annex B).
 //!
-//! [`CpOverloadControl`] combines, per UP destination:
+//! Two parts, in the manner of quinn-proto's endpoint and connections:
 //!
-//! * one [`OverloadTable`] for every UP function (keyed by Node ID for AOCI, by PFCP entity IP
-//!   otherwise), fed by [`CpOverloadControl::handle_response`];
-//! * one [`LossThrottle`] per UP function, shared by all its PFCP entities, created lazily on
-//!   the first request and bounded by [`CpConfig::max_destinations`] (the least recently used
-//!   is dropped when full). Each request's reduction is
-//!   [`OverloadTable::reduction`]`(entity, node, now)`: the larger of its entity's and the
-//!   node's overload metric; all requests to the UP function are ranked together
-//!   ([`LossThrottle::decide_at`]), so priority traffic is exempt while the UP function's other
-//!   traffic can make up the reduction (clause 6.2.4.5.1);
-//! * optionally one [`EgressThrottle`] per UP function (per PFCP association), for a peer
-//!   whose capacity is known up front: the configuration set assigned to it in
-//!   [`CpConfig::egress_sets`] (the router's "Egress Throttling Configuration Sets ...
-//!   assigned to Connections", with a per-peer Max EMR), or [`CpConfig::egress`] for the
-//!   others. The Loss and the egress throttle of a UP function decide together
-//!   ([`PeerThrottles`](pfcp_throttle::PeerThrottles): a request the egress throttle
-//!   refuses after the Loss throttle let it through counts as a Loss drop, so together they
-//!   shed what the OCI asks and not more);
-//!   the egress rate counts every message sent on the connection
-//!   ([`CpOverloadControl::on_send`], [`CpOverloadControl::on_retransmit`]);
-//! * the [`Classifier`] (message priority from the request context), a [`LoadTable`] and an
-//!   [`UpSelector`] for new sessions ([`CpOverloadControl::select_up`]), and optionally a
-//!   [`RouteList`] of alternate UP functions for redirection.
+//! * [`UpLink`]: one UP function as the CP function sees it: its overload states (node scope
+//!   for AOCI, entity scope otherwise, clause 6.2.4.3.1) and Load Metric, its Loss throttle
+//!   (all its entities ranked together) and the egress throttle of its connection deciding
+//!   together ([`PeerThrottles`]: a request the egress throttle
+//!   refuses after the Loss throttle let it through counts as a Loss drop), the rhythm of the
+//!   sends (probes), the places owed to priority requests sent ahead and the priority
+//!   requests held. On a [`Node`](crate::Node) it is part of the UP function's peer record.
+//! * [`CpPolicy`]: what concerns no UP function in particular: the [`Classifier`], the
+//!   [`UpSelector`] for new sessions, the [`RouteList`] of alternates, how links are made
+//!   (the egress configuration sets of [`CpConfig::egress_sets`]), the counters; and the one
+//!   decision path, [`CpPolicy::decide`].
+//!
+//! [`CpOverloadControl`] puts the two together for a caller without a `Node`: the policy and
+//! a bounded map of links by Node ID.
+//!
+//! ## A received OCI's path
+//!
+//! 1. [`CpPolicy::handle_message`] stores it in the UP function's link: the link's overload
+//!    table applies the sequencing, validity and scope rules (`pfcp_overload::OverloadTable`).
+//!    It is the one writer of the reduction.
+//! 2. [`CpPolicy::decide`] reads the reduction of the request's scope from the link, once, and
+//!    the link's throttles decide with it.
+//! 3. The decision is counted and traced in one place (`CpPolicy::record`), and its
+//!    counters are the policy's [`CpStats`]; the embedding exports them (no `metrics` call
+//!    in the pipeline).
 //!
 //! ## Decisions
 //!
-//! [`CpOverloadControl::decide`] is called once per request, at its **first transmission**:
+//! [`CpPolicy::decide`] is called once per request, at its **first transmission**, with a
+//! [`CpRequest`] (destination, message type, classifier context, whether it may be
+//! redirected, a draw):
 //!
 //! * Only requests are throttled. Heartbeat and Association requests never are
 //!   ([`Procedure::is_throttled`]): they are counted by the egress throttle and sent. A
 //!   response (e.g. a Session Report Response) may be passed too: it is always sent and
 //!   counted as an answer.
 //! * **Retransmissions never go through `decide`**: they must stay byte-identical and are not
-//!   new offered traffic (clause 6.4, digest 6.3); report them with
-//!   [`CpOverloadControl::on_retransmit`] so the egress rate stays right, and every other
-//!   message sent without a decision (answers to the UP function, the node's own Heartbeat
-//!   and Association messages) with [`CpOverloadControl::on_send`]. The
-//!   [`Node`](crate::node::Node) does both.
-//! * A Session Establishment Request that may be redirected, with a route list, meets its
-//!   destination's egress throttle as a route candidate: a refusal is not counted as load
-//!   offered to that connection
-//!   ([`PeerThrottles::admit_at`](pfcp_throttle::PeerThrottles::admit_at)), so diverted
-//!   traffic does not keep the preferred UP function congested (router, seed 003).
+//!   new offered traffic (clause 6.4); count them with [`CpPolicy::on_send`] as
+//!   [`MessageKind::Retransmission`](pfcp_throttle::MessageKind) so the egress rate stays
+//!   right, and every other message sent without a decision too.
 //! * A request the destination's throttles refuse is either **redirected** (only a Session
-//!   Establishment Request, only through [`CpOverloadControl::decide_redirectable`], and only
-//!   with a route list: the alternates not in overload themselves are tried with their own
-//!   throttles through [`RouteList::route`]) or **rejected locally as though the UP had rejected it**, with
-//!   cause 74 "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
+//!   Establishment Request marked redirectable, and only with a route list: the alternates
+//!   not in overload themselves are tried with their own throttles through
+//!   [`RouteList::route`], as route candidates whose refusal is not counted on their
+//!   connection) or **rejected locally as though the UP had rejected it**, with cause 74
+//!   "PFCP entity in congestion" ([`CpDecision::Reject`]); no message is sent.
 //! * An eMPS or emergency request the Loss throttle sheds while its window is short is
 //!   **sent ahead** ([`CpConfig::exempt_ahead_max`]): it goes at once, and the next
 //!   lower-priority request to the same UP function that the throttle lets through is
 //!   rejected in its place ([`RejectReason::Yielded`]), so the UP function receives as many
 //!   requests as the reduction allows. Not for 2 s after the UP function refused one of this
-//!   CP function's priority requests ([`CpOverloadControl::exempt_refused`]): its priority
-//!   traffic alone does not fit there, and no lower-priority place is left to take. With holds on ([`CpConfig::exempt_hold`], off by
-//!   default) one that cannot go ahead is **held** ([`CpDecision::Hold`]): it takes such a
-//!   place when one comes, or is rejected when the hold ends;
-//!   [`CpOverloadControl::poll_hold`] gives the outcome.
+//!   CP function's priority requests ([`CpPolicy::exempt_refused`]). With holds on
+//!   ([`CpConfig::exempt_hold`], off by default) one that cannot go ahead is **held**
+//!   ([`CpDecision::Hold`]): it takes such a place when one comes, or is rejected when the
+//!   hold ends; [`CpPolicy::poll_hold`] gives the outcome.
 //!
 //! ## Scopes
 //!
-//! A request on an existing session goes to `Destination::entity(node, UP F-SEID address)`
-//! and is throttled by the larger of that entity's and the node's overload. A Session
-//! Establishment Request has no entity yet (`Destination::node`), so only a **node-scoped**
-//! OCI (AOCI=1) throttles it: an entity-scoped OCI (AOCI=0, the default, e.g. on accepted
-//! Session Establishment Responses) concerns one PFCP entity of the UP function, not the UP
-//! function as a whole (clause 6.2.4.3.1). A UP function with a single PFCP entity should
-//! therefore send AOCI=1 (`ReporterConfig::node_scoped` in `pfcp-overload`); a CP that knows
-//! a UP function has one entity may also address its establishments to
-//! `Destination::entity`.
+//! A request goes to `Destination::entity(node, address)`: for a request on an existing
+//! session the UP F-SEID's address, for a new session the address the request is sent to,
+//! the UP function's PFCP entity that receives it. The reduction it meets is the larger of
+//! that entity's and the node's overload metric (clause 6.2.4.3.1: an OCI without AOCI
+//! concerns the PFCP entity, with AOCI the UP function as a whole). So the default scope of a
+//! UP function with one PFCP entity throttles its new sessions too.
 //!
 //! By default the Loss throttles run in their deterministic mode (exact to a request);
 //! [`LossMode::Random`] uses the caller's draw (Annex A.1) so that independent CP functions do
-//! not synchronise their drop patterns. The draw also seeds the alternate routing and
-//! [`CpOverloadControl::select_up`].
+//! not synchronise their drop patterns.
 //!
 //! ## Time
 //!
-//! Reductions are recomputed from the overload table at every decision, so an expired OCI
-//! stops throttling at once. [`CpOverloadControl::poll_timeout`] /
-//! [`CpOverloadControl::handle_timeout`] drive the table's expiry (reductions back to 0, with
-//! a log event and a counter) and advance the egress throttles.
-//!
-//! ## Layout
-//!
-//! This file holds the pipeline ([`CpOverloadControl`]: OCI/LCI intake, decisions, UP
-//! selection, expiry); `cp/throttles.rs` the per-destination Loss and egress throttles and
-//! their bounds; `cp/routing.rs` the redirection to alternate UP functions; `cp/types.rs` the
-//! value types.
+//! Reductions are read from the link at every decision, so an expired OCI stops throttling at
+//! once. [`CpPolicy::handle_timeout`] drives a link's expiry, its egress throttle and its
+//! holds ([`UpLink`]'s next deadline is in [`CpOverloadControl::poll_timeout`] and
+//! [`Node::poll_timeout`](crate::Node::poll_timeout)).
 //!
 //! ## Example
 //!
 //! ```
 //! use std::time::Instant;
-//! use pfcp_node::cp::{CpConfig, CpDecision, CpOverloadControl, Destination};
+//! use pfcp_node::cp::{CpConfig, CpOverloadControl, CpRequest, Destination};
 //! use pfcp_overload::NodeKey;
 //! use pfcp_throttle::RequestContext;
 //! use pfcp_wire::encode::MessageBuilder;
@@ -122,99 +109,106 @@
 //! cp.handle_response(&upf, &Message::decode(&buf)?, now);
 //!
 //! let ctx = RequestContext::default().with_arp([9]);
-//! let d = cp.decide(&upf, MessageType::SESSION_ESTABLISHMENT_REQUEST, &ctx, now, 0);
-//! assert!(matches!(d, CpDecision::Reject { cause: Cause::PFCP_ENTITY_IN_CONGESTION, .. }));
+//! let establish = CpRequest::new(&upf, MessageType::SESSION_ESTABLISHMENT_REQUEST, ctx.clone());
+//! assert!(cp.decide(&establish, now).is_reject());
 //! // Heartbeats are never throttled.
-//! assert!(cp.decide(&upf, MessageType::HEARTBEAT_REQUEST, &ctx, now, 0).is_send());
+//! assert!(cp.decide(&CpRequest::new(&upf, MessageType::HEARTBEAT_REQUEST, ctx), now).is_send());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! ## Tracing and metrics
+//! ## Tracing
 //!
-//! Every decision emits a `tracing` event (`debug` per request; `info` when a destination's
-//! reduction changes, an OCI expires or a peer is reset) with structured fields (`node`,
-//! `entity`, `message_type`, `priority`, `reduction`, ...). Counters through the `metrics`
-//! facade (a no-op without a recorder):
-//!
-//! | name | labels | meaning |
-//! |---|---|---|
-//! | `pfcp_cp_decisions_total` | `decision` = `send`, `ahead`, `redirect`, `reject`, `hold`, `bypass` | decisions (`ahead`: a shed priority request sent ahead of a lower-priority place, [`CpConfig::exempt_ahead_max`]; `bypass`: not throttled: responses, Heartbeat, Association) |
-//! | `pfcp_cp_held_total` | `outcome` = `sent`, `expired` | what became of held priority requests ([`CpConfig::exempt_hold`]) |
-//! | `pfcp_cp_exempt_refused_total` | | eMPS and emergency requests the UP function refused with cause 74 ([`CpOverloadControl::exempt_refused`]) |
-//! | `pfcp_requests_throttled_total` | `reason` = `loss`, `egress_level`, `egress_rate`, `egress_pending` | refusals by a destination's throttles (primary or alternate) |
-//! | `pfcp_oci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `table_full`, `other` | OCIs received |
-//! | `pfcp_lci_received_total` | `outcome` = `applied`, `duplicate`, `stale`, `malformed`, `unexpected_message`, `other` | LCIs received |
-//! | `pfcp_oci_expired_total` | | overload states whose Period of Validity ran out |
-//! | `pfcp_oci_evicted_total` | | overload states evicted from a full table |
-//! | `pfcp_peer_resets_total` | | [`CpOverloadControl::reset_peer`] calls |
-//! | `pfcp_up_selections_total` | `outcome` = `selected`, `none` | [`CpOverloadControl::select_up`] calls |
+//! Every decision emits one `tracing` event (`debug`, "cp: decision") with structured fields
+//! (`node`, `entity`, `message_type`, `priority`, `class`, `outcome`, `reason`); an applied
+//! OCI, an expiry and a reset are `info`. The counters are [`CpStats`].
 
+use std::collections::HashMap;
 use std::time::Instant;
 
-use pfcp_overload::{
-    Candidate, IgnoreReason, LciOutcome, LoadTable, NodeKey, OciOrigin, OciOutcome, OverloadEvent,
-    OverloadTable, Scope, UpSelector,
-};
+#[cfg(doc)]
+use pfcp_overload::UpSelector;
+use pfcp_overload::{Candidate, CandidateView, NodeKey};
+#[cfg(doc)]
+use pfcp_throttle::Procedure;
 use pfcp_throttle::{
-    Classification, Classifier, EgressThrottle, LossThrottle, MessageKind, Procedure, RequestClass,
-    RequestContext, RouteList, Throttled,
+    Classification, Classifier, EgressConfigSets, EgressThrottle, LossThrottle, MessageKind,
+    PeerThrottles, RequestContext, RouteList,
 };
-use pfcp_wire::{Cause, Message, MessageType};
+use pfcp_wire::{Message, MessageType};
 
 mod hold;
-mod routing;
-mod throttles;
+mod link;
+mod policy;
 mod types;
-use hold::Holds;
 pub use hold::{HoldOutcome, HoldTicket};
-use throttles::{Admitted, Throttles};
+pub use link::{UpLink, UpLinks};
+pub use policy::CpPolicy;
 pub use types::{
-    CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason,
-    ResponseOutcome,
+    CpConfig, CpConfigError, CpDecision, CpRequest, CpStats, Destination, LciCounts, LossMode,
+    OciCounts, RejectReason, ResponseOutcome, ThrottledCounts,
 };
 
-/// The CP function's overload-control pipeline: see the [module docs](self).
+/// The CP pipeline for a caller without a [`Node`](crate::Node): the [`CpPolicy`] and a map of
+/// [`UpLink`]s by Node ID, bounded by [`CpConfig::max_destinations`] (the least recently used
+/// link ends when a new one needs room, counted in [`CpStats::links_evicted`]). See the
+/// [module docs](self).
 #[derive(Debug, Clone)]
 pub struct CpOverloadControl {
-    overload: OverloadTable,
-    loads: LoadTable,
-    selector: UpSelector,
-    classifier: Classifier,
-    throttles: Throttles,
-    routes: Option<RouteList<Destination>>,
-    holds: Holds,
-    /// [`CpConfig::exempt_ahead_max`].
-    ahead_max: u32,
-    stats: CpStats,
+    policy: CpPolicy,
+    links: Links,
+}
+
+/// Links by Node ID, bounded.
+#[derive(Debug, Clone)]
+struct Links {
+    map: HashMap<NodeKey, UpLink, foldhash::fast::RandomState>,
+    max: usize,
+    evicted: u64,
+}
+
+impl UpLinks for Links {
+    fn link_mut(
+        &mut self,
+        node: &NodeKey,
+        make: &mut dyn FnMut(&NodeKey) -> UpLink,
+    ) -> Option<&mut UpLink> {
+        if !self.map.contains_key(node) {
+            let link = make(node);
+            self.insert(link);
+        }
+        self.map.get_mut(node)
+    }
+}
+
+impl Links {
+    fn insert(&mut self, link: UpLink) {
+        if !self.map.contains_key(link.node()) && self.map.len() >= self.max {
+            let lru = self
+                .map
+                .iter()
+                .min_by_key(|(_, l)| l.last_used)
+                .map(|(n, _)| n.clone());
+            if let Some(n) = lru {
+                tracing::debug!(node = %n, "cp: link dropped (least recently used)");
+                self.map.remove(&n);
+                self.evicted += 1;
+            }
+        }
+        self.map.insert(link.node().clone(), link);
+    }
 }
 
 impl CpOverloadControl {
-    /// A pipeline with no state yet and no route list.
+    /// A pipeline with no link yet and no route list.
     pub fn new(config: CpConfig) -> Result<Self, CpConfigError> {
-        if let Some(e) = &config.egress {
-            e.validate()?;
-        }
-        if config.max_destinations == 0 {
-            return Err(CpConfigError::MaxDestinations);
-        }
-        if config.probe_gap_factor == Some(0) {
-            return Err(CpConfigError::ProbeGapFactor);
-        }
-        if config.probe_fall_factor.is_some_and(|k| k < 2) {
-            return Err(CpConfigError::ProbeFallFactor);
-        }
-        let throttles = Throttles::new(&config);
-        let holds = Holds::new(&config);
+        let max = config.max_destinations;
         Ok(CpOverloadControl {
-            overload: OverloadTable::new(config.overload),
-            loads: LoadTable::new(config.load),
-            selector: config.selector,
-            classifier: Classifier::new(config.classifier),
-            throttles,
-            routes: None,
-            holds,
-            ahead_max: config.exempt_ahead_max,
-            stats: CpStats::default(),
+            policy: CpPolicy::new(config)?,
+            links: Links {
+                map: HashMap::default(),
+                max,
+                evicted: 0,
+            },
         })
     }
 
@@ -222,545 +216,183 @@ impl CpOverloadControl {
     /// Requests (builder style).
     #[must_use]
     pub fn with_routes(mut self, routes: RouteList<Destination>) -> Self {
-        self.routes = Some(routes);
+        self.policy.set_routes(Some(routes));
         self
     }
 
     /// Replace (or remove) the route list.
     pub fn set_routes(&mut self, routes: Option<RouteList<Destination>>) {
-        self.routes = routes;
+        self.policy.set_routes(routes);
     }
 
-    /// The route list, e.g. to update weights from load control
-    /// ([`RouteList::set_weight`]).
+    /// The route list, e.g. to update weights from load control.
     pub fn routes_mut(&mut self) -> Option<&mut RouteList<Destination>> {
-        self.routes.as_mut()
+        self.policy.routes_mut()
     }
 
-    /// The overload table.
-    pub fn overload(&self) -> &OverloadTable {
-        &self.overload
-    }
-
-    /// The load table.
-    pub fn loads(&self) -> &LoadTable {
-        &self.loads
+    /// The policy.
+    pub fn policy(&self) -> &CpPolicy {
+        &self.policy
     }
 
     /// The classifier.
     pub fn classifier(&self) -> &Classifier {
-        &self.classifier
+        self.policy.classifier()
     }
 
     /// Counters since creation.
-    pub fn stats(&self) -> &CpStats {
-        &self.stats
+    pub fn stats(&self) -> CpStats {
+        let mut s = *self.policy.stats();
+        s.links_evicted += self.links.evicted;
+        s
+    }
+
+    /// The link of UP function `node`, if it has one yet.
+    pub fn link(&self, node: &NodeKey) -> Option<&UpLink> {
+        self.links.map.get(node)
     }
 
     /// The reduction (percent) that applies to requests towards `dest` at `now`.
     pub fn reduction(&self, dest: &Destination, now: Instant) -> u8 {
-        self.overload.reduction(dest.entity, &dest.node, now)
+        self.link(&dest.node)
+            .map_or(0, |l| l.reduction(dest.entity, now))
     }
 
-    /// The Loss throttle of UP function `node` (shared by all its entities, see
-    /// `cp/throttles.rs`), if it has one yet.
+    /// The Loss throttle of UP function `node`, if it has a link yet.
     pub fn loss_throttle(&self, node: &NodeKey) -> Option<&LossThrottle> {
-        self.throttles.loss_throttle(node)
+        self.link(node).map(UpLink::loss_throttle)
     }
 
-    /// The egress throttle of UP function `node`, if it has one yet.
+    /// The egress throttle of UP function `node`, if it has one.
     pub fn egress_throttle(&self, node: &NodeKey) -> Option<&EgressThrottle> {
-        self.throttles.egress_throttle(node)
+        self.link(node).and_then(UpLink::egress_throttle)
     }
 
-    /// The classification of a request of `message_type` with `ctx` (its `procedure`
-    /// defaulting to the message type's), as [`CpOverloadControl::decide`] makes it: the
-    /// rule, the base priority and every C.2 adjustment that fired (TS 29.273 Annex C.2).
+    /// The Loss and egress throttles of UP function `node` deciding together.
+    pub fn peer_throttles(&self, node: &NodeKey) -> Option<&PeerThrottles> {
+        self.link(node).map(UpLink::throttles)
+    }
+
+    /// [`CpPolicy::classify`].
     pub fn classify(&self, message_type: MessageType, ctx: &RequestContext<'_>) -> Classification {
-        let mut ctx = ctx.reborrow();
-        if ctx.procedure.is_none() {
-            ctx.procedure = Procedure::of(message_type);
-        }
-        self.classifier.classify(&ctx)
+        self.policy.classify(message_type, ctx)
     }
 
-    /// Process the OCI and LCI of a message from the UP function `from`: a response (51, 53,
-    /// 55) or a Session Report Request (56). `from.entity` is the PFCP entity of the session
-    /// (the UP F-SEID address); leave it `None` for a Session Establishment Response, whose UP
-    /// F-SEID is read from the message. A missing, malformed or stale OCI/LCI changes nothing
-    /// and is never an error: the message itself is processed by the caller as usual (clause
-    /// 7.2.3.2, digest 6.6).
+    /// Process the OCI and LCI of a message from UP function `from.node` ([`CpPolicy::handle_message`]);
+    /// `from.entity` is the PFCP entity of the session, `None` for a Session Establishment
+    /// Response (its UP F-SEID is read from the message).
     pub fn handle_response(
         &mut self,
         from: &Destination,
         msg: &Message<'_>,
         now: Instant,
     ) -> ResponseOutcome {
-        let origin = OciOrigin::new(from.node.clone(), from.entity);
-        let oci = self.overload.handle_message(&origin, msg, now);
-        let mut applied_entity = None;
-        if let Some(o) = &oci {
-            let label = match o {
-                OciOutcome::Applied {
-                    scope,
-                    metric,
-                    expires,
-                } => {
-                    self.stats.oci_applied += 1;
-                    if let Scope::Entity(ip) = scope {
-                        applied_entity = Some(*ip);
-                    }
-                    tracing::info!(
-                        node = %from.node,
-                        entity = ?from.entity,
-                        message_type = msg.message_type().0,
-                        scope = %scope,
-                        metric,
-                        expires_in_ms = expires
-                            .map(|t| t.saturating_duration_since(now).as_millis() as u64),
-                        "cp: OCI applied"
-                    );
-                    "applied"
-                }
-                OciOutcome::Ignored { scope, reason } => {
-                    self.stats.oci_ignored += 1;
-                    let label = match reason {
-                        IgnoreReason::Duplicate => "duplicate",
-                        IgnoreReason::Stale { .. } => "stale",
-                        IgnoreReason::Malformed(_) => "malformed",
-                        IgnoreReason::UnexpectedMessage => "unexpected_message",
-                        IgnoreReason::TableFull => "table_full",
-                        IgnoreReason::Expired => "expired",
-                        _ => "other",
-                    };
-                    tracing::debug!(
-                        node = %from.node,
-                        entity = ?from.entity,
-                        message_type = msg.message_type().0,
-                        scope = ?scope,
-                        reason = ?reason,
-                        "cp: OCI ignored"
-                    );
-                    label
-                }
-            };
-            metrics::counter!("pfcp_oci_received_total", "outcome" => label).increment(1);
+        let (policy, links) = (&mut self.policy, &mut self.links);
+        match links.link_mut(&from.node, &mut |n| policy.link(n, now)) {
+            Some(link) => policy.handle_message(link, from.entity, msg, now),
+            None => ResponseOutcome {
+                oci: None,
+                lci: None,
+            },
         }
-        let lci = self.loads.handle_message(&from.node, msg, now);
-        if let Some(l) = &lci {
-            let label = match l {
-                LciOutcome::Applied { load } => {
-                    self.stats.lci_applied += 1;
-                    tracing::debug!(node = %from.node, load, "cp: LCI applied");
-                    "applied"
-                }
-                other => {
-                    self.stats.lci_ignored += 1;
-                    tracing::debug!(node = %from.node, outcome = ?other, "cp: LCI ignored");
-                    match other {
-                        LciOutcome::Duplicate => "duplicate",
-                        LciOutcome::Stale => "stale",
-                        LciOutcome::Malformed(_) => "malformed",
-                        LciOutcome::UnexpectedMessage => "unexpected_message",
-                        _ => "other",
-                    }
-                }
-            };
-            metrics::counter!("pfcp_lci_received_total", "outcome" => label).increment(1);
-        }
-        self.drain_events(now);
-        self.throttles.refresh(&self.overload, from, now);
-        let node = Destination::node(from.node.clone());
-        self.throttles.refresh(&self.overload, &node, now);
-        if let Some(ip) = applied_entity.filter(|ip| from.entity != Some(*ip)) {
-            let entity = Destination::entity(from.node.clone(), ip);
-            self.throttles.refresh(&self.overload, &entity, now);
-        }
-        ResponseOutcome { oci, lci }
     }
 
-    /// The UP function `node` refused one of this CP function's eMPS or emergency requests at
-    /// `now` (its response carried cause 74, clause 6.2.4.5.1). Its priority traffic then
-    /// does not fit there, and a shed priority request sent ahead would find no place to take
-    /// (the Loss throttle already sheds every lower-priority one): for the next 2 s none is
-    /// sent ahead ([`CpConfig::exempt_ahead_max`]). [`Node`](crate::Node) calls it for the
-    /// requests it sent; a caller driving this pipeline itself calls it on such a response.
+    /// [`CpPolicy::exempt_refused`] for UP function `node`.
     pub fn exempt_refused(&mut self, node: &NodeKey, now: Instant) {
-        self.stats.exempt_refused += 1;
-        metrics::counter!("pfcp_cp_exempt_refused_total").increment(1);
-        self.throttles.exempt_refused(node, now);
-    }
-
-    /// Decide for the first transmission of a message of `message_type` towards `dest`, with
-    /// no redirection: [`CpDecision::Send`] or [`CpDecision::Reject`]. `ctx` describes the
-    /// session (its `procedure` defaults to the message type's); `draw` is a uniformly random
-    /// `u64` from the caller's RNG (used by [`LossMode::Random`]). A response is always sent;
-    /// give it its request's priority rather than the one returned (clause 7.2.2.4.1).
-    pub fn decide(
-        &mut self,
-        dest: &Destination,
-        message_type: MessageType,
-        ctx: &RequestContext<'_>,
-        now: Instant,
-        draw: u64,
-    ) -> CpDecision {
-        self.decide_inner(dest, message_type, ctx, false, now, draw)
-    }
-
-    /// [`CpOverloadControl::decide`], allowing a throttled Session Establishment Request to be
-    /// redirected to an alternate UP function of the route list ([`CpDecision::Redirect`]);
-    /// other requests, or without a route list, behave as in `decide`. The alternates are
-    /// tried with their own throttles, the original destination's node skipped.
-    pub fn decide_redirectable(
-        &mut self,
-        dest: &Destination,
-        message_type: MessageType,
-        ctx: &RequestContext<'_>,
-        now: Instant,
-        draw: u64,
-    ) -> CpDecision {
-        self.decide_inner(dest, message_type, ctx, true, now, draw)
-    }
-
-    fn decide_inner(
-        &mut self,
-        dest: &Destination,
-        message_type: MessageType,
-        ctx: &RequestContext<'_>,
-        allow_redirect: bool,
-        now: Instant,
-        draw: u64,
-    ) -> CpDecision {
-        let procedure = Procedure::of(message_type);
-        let classification = self.classify(message_type, ctx);
-        let class = classification.class;
-        let priority = class.priority;
-        if !message_type.is_request() || !procedure.is_some_and(Procedure::is_throttled) {
-            self.throttles
-                .on_send(&dest.node, MessageKind::of(message_type), now);
-            self.stats.bypassed += 1;
-            metrics::counter!("pfcp_cp_decisions_total", "decision" => "bypass").increment(1);
-            tracing::debug!(
-                node = %dest.node,
-                entity = ?dest.entity,
-                message_type = message_type.0,
-                "cp: not throttled (response, Heartbeat or Association)"
-            );
-            return CpDecision::Send {
-                priority,
-                dest: dest.clone(),
-            };
-        }
-        // A redirectable establishment with a route list: the destination is the first route
-        // candidate, and its egress refusal is not offered load (see the module docs).
-        let routed = allow_redirect
-            && message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST
-            && self.routes.is_some();
-        if self.holds.any(&dest.node) {
-            self.release_unthrottled(&dest.node, now);
-        }
-        let admitted = self
-            .throttles
-            .admit(&self.overload, dest, class, routed, now, draw);
-        let reason = match admitted {
-            Ok(Admitted::Decided) if !class.exempt && self.holds.any(&dest.node) => {
-                if let Some(held) = self.holds.release_one(&dest.node, now) {
-                    return self.yield_place(dest, class, held, now);
-                }
-                self.stats.sent += 1;
-                return CpDecision::Send {
-                    priority,
-                    dest: dest.clone(),
-                };
-            }
-            Ok(Admitted::Decided) if !class.exempt && self.throttles.owes_place(&dest.node) => {
-                return self.give_way(dest, class, now);
-            }
-            Ok(how) => {
-                self.stats.sent += 1;
-                if how == Admitted::Probe {
-                    self.stats.probes += 1;
-                }
-                metrics::counter!("pfcp_cp_decisions_total", "decision" => "send").increment(1);
-                tracing::debug!(
-                    node = %dest.node,
-                    entity = ?dest.entity,
-                    message_type = message_type.0,
-                    priority = priority.value(),
-                    exempt = class.exempt,
-                    class = %classification,
-                    "cp: send"
-                );
-                return CpDecision::Send {
-                    priority,
-                    dest: dest.clone(),
-                };
-            }
-            Err(reason) => reason,
-        };
-        if allow_redirect && message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-            if let Some(to) = self.redirect(dest, class, now, draw) {
-                self.stats.redirected += 1;
-                metrics::counter!("pfcp_cp_decisions_total", "decision" => "redirect").increment(1);
-                tracing::debug!(
-                    node = %dest.node,
-                    entity = ?dest.entity,
-                    to = %to,
-                    message_type = message_type.0,
-                    priority = priority.value(),
-                    class = %classification,
-                    "cp: redirected"
-                );
-                return CpDecision::Redirect { to, priority };
-            }
-        }
-        if let RejectReason::Loss(why) = reason {
-            if class.exempt
-                && self.ahead_max > 0
-                && self.throttles.send_ahead(
-                    &dest.node,
-                    class,
-                    why.reduction,
-                    routed,
-                    self.ahead_max,
-                    now,
-                )
-            {
-                self.stats.sent += 1;
-                self.stats.sent_ahead += 1;
-                metrics::counter!("pfcp_cp_decisions_total", "decision" => "ahead").increment(1);
-                tracing::debug!(
-                    node = %dest.node,
-                    entity = ?dest.entity,
-                    message_type = message_type.0,
-                    reduction = why.reduction,
-                    "cp: priority request sent ahead of a lower-priority place"
-                );
-                return CpDecision::Send {
-                    priority,
-                    dest: dest.clone(),
-                };
-            }
-            if class.exempt
-                && self.throttles.window_short(&dest.node)
-                && self.throttles.exempt_fits(&dest.node, why.reduction)
-            {
-                if let Some((ticket, until)) = self.holds.hold(dest, why, now) {
-                    self.stats.held += 1;
-                    metrics::counter!("pfcp_cp_decisions_total", "decision" => "hold").increment(1);
-                    tracing::debug!(
-                        node = %dest.node,
-                        entity = ?dest.entity,
-                        message_type = message_type.0,
-                        ticket = ticket.get(),
-                        reduction = why.reduction,
-                        "cp: priority request held for a place"
-                    );
-                    return CpDecision::Hold {
-                        ticket,
-                        until,
-                        priority,
-                        dest: dest.clone(),
-                    };
-                }
-            }
-        }
-        self.stats.rejected += 1;
-        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
-        tracing::debug!(
-            node = %dest.node,
-            entity = ?dest.entity,
-            message_type = message_type.0,
-            priority = priority.value(),
-            exempt = class.exempt,
-            class = %classification,
-            reason = ?reason,
-            "cp: rejected locally (cause 74)"
-        );
-        CpDecision::Reject {
-            reason,
-            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
+        if let Some(link) = self.links.map.get_mut(node) {
+            self.policy.exempt_refused(link, now);
         }
     }
 
-    /// A request of `class` the throttles admitted to `dest` gives its place to one sent
-    /// ahead of it: rejected locally, counted as the Loss throttle's drop.
-    fn give_way(&mut self, dest: &Destination, class: RequestClass, now: Instant) -> CpDecision {
-        self.throttles.give_way(&dest.node, class);
-        self.stats.gave_way += 1;
-        self.yielded(dest, class, now, "sent ahead")
+    /// [`CpPolicy::decide`] for `req`, its UP function's link made if it has none.
+    pub fn decide(&mut self, req: &CpRequest<'_>, now: Instant) -> CpDecision {
+        let node = &req.dest.node;
+        let mut link = self
+            .links
+            .map
+            .remove(node)
+            .unwrap_or_else(|| self.policy.link(node, now));
+        let d = self.policy.decide(&mut link, &mut self.links, req, now);
+        self.links.insert(link);
+        d
     }
 
-    /// A request of `class` the throttles admitted to `dest` gives its place to the held
-    /// request of class `held`, already released: the Loss throttle counts the one as a drop
-    /// and the other as sent, so the UP function receives what the reduction allows.
-    fn yield_place(
-        &mut self,
-        dest: &Destination,
-        class: RequestClass,
-        held: RequestClass,
-        now: Instant,
-    ) -> CpDecision {
-        self.throttles.swap(&dest.node, held, class);
-        self.stats.sent += 1;
-        self.stats.held_sent += 1;
-        metrics::counter!("pfcp_cp_held_total", "outcome" => "sent").increment(1);
-        self.yielded(dest, class, now, "held")
-    }
-
-    /// The local rejection of a request of `class` whose place went to a priority request
-    /// (`to`: how that one waited).
-    fn yielded(
-        &mut self,
-        dest: &Destination,
-        class: RequestClass,
-        now: Instant,
-        to: &'static str,
-    ) -> CpDecision {
-        self.stats.rejected += 1;
-        metrics::counter!("pfcp_cp_decisions_total", "decision" => "reject").increment(1);
-        let reduction = self.overload.reduction(dest.entity, &dest.node, now);
-        tracing::debug!(
-            node = %dest.node,
-            entity = ?dest.entity,
-            priority = class.priority.value(),
-            reduction,
-            to,
-            "cp: rejected locally, its place given to a priority request"
-        );
-        CpDecision::Reject {
-            reason: RejectReason::Yielded(Throttled { reduction, class }),
-            cause: Cause::PFCP_ENTITY_IN_CONGESTION,
-        }
-    }
-
-    /// Send the held requests of UP function `node` whose reduction is 0 again, if its
-    /// egress throttle lets them through (they count as sent anyway,
-    /// [`PeerThrottles::send_anyway`](pfcp_throttle::PeerThrottles::send_anyway)); the others
-    /// of them are rejected.
-    fn release_unthrottled(&mut self, node: &NodeKey, now: Instant) {
-        let overload = &self.overload;
-        let taken = self
-            .holds
-            .take_unthrottled(node, |d| overload.reduction(d.entity, &d.node, now));
-        for (ticket, why) in taken {
-            if self.throttles.send_anyway(node, why.class, now) {
-                self.stats.sent += 1;
-                self.stats.held_sent += 1;
-                metrics::counter!("pfcp_cp_held_total", "outcome" => "sent").increment(1);
-                self.holds.settle(ticket, HoldOutcome::Send);
-            } else {
-                self.stats.rejected += 1;
-                metrics::counter!("pfcp_cp_held_total", "outcome" => "expired").increment(1);
-                self.holds.settle(ticket, HoldOutcome::Reject(why));
-            }
-        }
-    }
-
-    /// The outcome of a request held by [`CpDecision::Hold`]: the caller sends it
-    /// ([`HoldOutcome::Send`]) or fails it locally ([`HoldOutcome::Reject`]). Outcomes come
-    /// from [`CpOverloadControl::decide`] (a lower-priority request gave its place, or the
-    /// reduction ended), [`CpOverloadControl::handle_timeout`] (the hold ended) and
-    /// [`CpOverloadControl::reset_peer`]; poll after each of them until `None`.
+    /// [`CpPolicy::poll_hold`].
     pub fn poll_hold(&mut self) -> Option<(HoldTicket, HoldOutcome)> {
-        self.holds.poll()
+        self.policy.poll_hold()
     }
 
-    /// Select the UP function for a new session among `candidates` ([`UpSelector::select`]:
-    /// weights, the LCI loads and the node-scoped overload); `draw` is a uniformly random
-    /// `u64`. `None` if no candidate has a positive weight.
-    pub fn select_up(&self, candidates: &[Candidate], now: Instant, draw: u64) -> Option<usize> {
-        let chosen = self
-            .selector
-            .select(candidates, &self.loads, &self.overload, now, draw);
-        match chosen.and_then(|i| candidates.get(i)) {
-            Some(c) => {
-                metrics::counter!("pfcp_up_selections_total", "outcome" => "selected").increment(1);
-                tracing::debug!(
-                    node = %c.node,
-                    load = ?self.loads.load(&c.node, now),
-                    reduction = self.overload.reduction(None, &c.node, now),
-                    candidates = candidates.len(),
-                    "cp: UP function selected"
-                );
-            }
-            None => {
-                metrics::counter!("pfcp_up_selections_total", "outcome" => "none").increment(1);
-                tracing::debug!(candidates = candidates.len(), "cp: no UP function selected");
-            }
-        }
-        chosen
+    /// [`CpPolicy::select_up`] over the links of the candidates.
+    pub fn select_up(
+        &mut self,
+        candidates: &[Candidate],
+        now: Instant,
+        draw: u64,
+    ) -> Option<usize> {
+        let links = &self.links.map;
+        self.policy.select_up(
+            candidates,
+            |n| {
+                links.get(n).map(|l| CandidateView {
+                    load: l.load(now),
+                    node_reduction: l.overload().node_reduction(n, now),
+                })
+            },
+            now,
+            draw,
+        )
     }
 
-    /// A request admitted by `decide` towards `dest` has ended (answered, timed out after the
-    /// last retransmission, or abandoned): frees its egress pending slot.
+    /// A request admitted towards `dest` has ended: frees its egress pending slot.
     pub fn transaction_ended(&mut self, dest: &Destination) {
-        self.throttles.transaction_ended(&dest.node);
+        if let Some(link) = self.links.map.get_mut(&dest.node) {
+            self.policy.transaction_ended(link);
+        }
     }
 
     /// The next instant at which [`CpOverloadControl::handle_timeout`] has work: an overload
-    /// state expires. (The egress throttles catch up by themselves at every decision.)
+    /// state expires or a hold ends.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        [self.overload.poll_timeout(), self.holds.poll_timeout()]
-            .into_iter()
-            .flatten()
+        self.links
+            .map
+            .values()
+            .filter_map(UpLink::poll_timeout)
             .min()
     }
 
-    /// Expire the overload states whose Period of Validity ended by `now` (their reductions
-    /// go back to 0), advance the egress throttles, and end the holds due by `now` (held
-    /// requests whose reduction is 0 again are sent, the others whose hold ended rejected:
-    /// [`CpOverloadControl::poll_hold`]).
+    /// [`CpPolicy::handle_timeout`] for every link.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.overload.handle_timeout(now);
-        self.drain_events(now);
-        self.throttles.handle_timeout(now);
-        for node in self.holds.nodes() {
-            self.release_unthrottled(&node, now);
+        for link in self.links.map.values_mut() {
+            self.policy.handle_timeout(link, now);
         }
-        let expired = self.holds.expire(now);
-        self.stats.rejected += expired as u64;
-        metrics::counter!("pfcp_cp_held_total", "outcome" => "expired").increment(expired as u64);
     }
 
-    /// Forget everything learned from UP function `node`: it restarted (new Recovery Time
-    /// Stamp), re-associated, released the association or failed its heartbeats. Its overload
-    /// and load state, Loss throttles and egress throttle are dropped.
+    /// Forget everything learned from UP function `node` ([`CpPolicy::forget`]).
     pub fn reset_peer(&mut self, node: &NodeKey) {
-        self.overload.reset_peer(node);
-        self.loads.reset_peer(node);
-        self.throttles.forget(node);
-        let dropped = self.holds.forget(node);
-        self.stats.rejected += dropped as u64;
-        // The reset event itself needs no handling; drain to keep the queue short.
-        while self.overload.poll_event().is_some() {}
-        metrics::counter!("pfcp_peer_resets_total").increment(1);
-        tracing::info!(node = %node, "cp: peer state reset");
+        if let Some(link) = self.links.map.remove(node) {
+            self.policy.forget(link);
+        }
     }
 
-    /// Handle the overload table's events: expiries and evictions (OCI outcomes are counted
-    /// where they are returned).
-    fn drain_events(&mut self, now: Instant) {
-        let mut expired = Vec::new();
-        while let Some(event) = self.overload.poll_event() {
-            match event {
-                OverloadEvent::Expired(scope) => {
-                    self.stats.oci_expired += 1;
-                    metrics::counter!("pfcp_oci_expired_total").increment(1);
-                    tracing::info!(scope = %scope, "cp: overload state expired");
-                    expired.push(scope);
-                }
-                OverloadEvent::Evicted(scope) => {
-                    metrics::counter!("pfcp_oci_evicted_total").increment(1);
-                    tracing::debug!(scope = %scope, "cp: overload state evicted (table full)");
-                    expired.push(scope);
-                }
-                _ => {}
+    /// The egress configuration sets.
+    pub fn egress_sets(&self) -> &EgressConfigSets<NodeKey> {
+        self.policy.egress_sets()
+    }
+
+    /// The egress configuration sets, to assign a set to a UP function (a link made already
+    /// keeps its configuration until it ends).
+    pub fn egress_sets_mut(&mut self) -> &mut EgressConfigSets<NodeKey> {
+        self.policy.egress_sets_mut()
+    }
+
+    /// A message sent to UP function `node` without a decision ([`CpPolicy::on_send`]).
+    pub fn on_send(&mut self, node: &NodeKey, kind: MessageKind, now: Instant) {
+        let (policy, links) = (&mut self.policy, &mut self.links);
+        let configured = policy.egress_sets().config_for(node).is_some();
+        if configured || links.map.contains_key(node) {
+            if let Some(link) = links.link_mut(node, &mut |n| policy.link(n, now)) {
+                policy.on_send(link, kind, now);
             }
-        }
-        if !expired.is_empty() {
-            self.throttles
-                .refresh_expired(&self.overload, &expired, now);
         }
     }
 }

@@ -120,14 +120,14 @@ use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use pfcp_overload::{Candidate, NodeKey};
+use pfcp_overload::{Candidate, CandidateView, NodeKey};
 use pfcp_throttle::routing::RouteList;
 use pfcp_throttle::{EgressConfig, EgressConfigSets, EgressThrottle};
 use pfcp_wire::ie::FSeid;
 use pfcp_wire::{MessageType, SequenceNumber};
 
 use crate::admission::UpAdmission;
-use crate::cp::{CpOverloadControl, Destination, HoldTicket};
+use crate::cp::{CpPolicy, Destination, HoldTicket, UpLink};
 use crate::guard::IngressGuard;
 use crate::peer::{LocalNode, Peers};
 use crate::session::{Session, Sessions};
@@ -181,7 +181,7 @@ struct Outstanding {
     f_seid: Option<FSeid>,
     /// The session's key and UE in the C.2 state tracker, if it has one.
     tracked: Option<(u64, Option<u64>)>,
-    /// An eMPS or emergency request ([`CpOverloadControl::exempt_refused`] on its refusal).
+    /// An eMPS or emergency request ([`CpPolicy::exempt_refused`] on its refusal).
     exempt: bool,
 }
 
@@ -196,7 +196,10 @@ pub struct Node {
     peers: Peers,
     guard: IngressGuard,
     admission: Option<UpAdmission>,
-    cp: Option<CpOverloadControl>,
+    cp: Option<CpPolicy>,
+    /// Whether an association was ever kept up ([`Node::associate`]): only then do the peers
+    /// have re-association deadlines to look for.
+    keeps: bool,
     sessions: Sessions,
     report_egress: Option<EgressConfig>,
     report_egress_sets: Option<EgressConfigSets<NodeKey>>,
@@ -252,7 +255,7 @@ impl Node {
             .map(CpStateTracker::new);
         let cp = match config.cp {
             Some(c) => {
-                let mut cp = CpOverloadControl::new(c)?;
+                let mut cp = CpPolicy::new(c)?;
                 cp.set_routes(config.routes);
                 Some(cp)
             }
@@ -278,6 +281,7 @@ impl Node {
             guard: IngressGuard::new(guard_config),
             admission,
             cp,
+            keeps: false,
             sessions: Sessions::new(config.max_sessions),
             report_egress: config.report_egress,
             report_egress_sets: config.report_egress_sets,
@@ -327,9 +331,22 @@ impl Node {
         self.admission.as_mut()
     }
 
-    /// CP overload control, if configured.
-    pub fn cp(&self) -> Option<&CpOverloadControl> {
+    /// CP overload control's policy (its counters, classifier, route list), if configured.
+    pub fn cp(&self) -> Option<&CpPolicy> {
         self.cp.as_ref()
+    }
+
+    /// What this CP function knows of the UP function that last associated with Node ID
+    /// `node` (its overload view and throttles), once something was sent or counted there.
+    pub fn up_link(&self, node: &NodeKey) -> Option<&UpLink> {
+        self.peers.up_link_of(node)
+    }
+
+    /// The reduction (percent) a request to `dest` meets at `now` ([`UpLink::reduction`]); 0
+    /// before anything was sent there.
+    pub fn reduction(&self, dest: &Destination, now: Instant) -> u8 {
+        self.up_link(&dest.node)
+            .map_or(0, |l| l.reduction(dest.entity, now))
     }
 
     /// The session this node knows by its own SEID.
@@ -389,7 +406,7 @@ impl Node {
     ) -> Option<SocketAddr> {
         self.selections = self.selections.wrapping_add(self.selection_step);
         let draw = self.selections;
-        let Some(cp) = self.cp.as_ref() else {
+        let Some(cp) = self.cp.as_mut() else {
             let total: u64 = candidates.iter().map(|(_, w)| u64::from(*w)).sum();
             if total == 0 {
                 return None;
@@ -404,14 +421,27 @@ impl Node {
                 None
             });
         };
+        let peers = &self.peers;
         let keyed: Vec<Candidate> = candidates
             .iter()
             .map(|(addr, weight)| Candidate {
-                node: self.node_of(*addr),
+                node: peers
+                    .get(addr)
+                    .and_then(|p| p.node.clone())
+                    .unwrap_or(NodeKey::Ip(addr.ip())),
                 weight: *weight,
             })
             .collect();
-        cp.select_up(&keyed, now, draw)
+        let views = |i: usize| {
+            let (addr, _) = candidates.get(i)?;
+            let link = peers.up_link(addr)?;
+            Some(CandidateView {
+                load: link.load(now),
+                node_reduction: link.overload().node_reduction(link.node(), now),
+            })
+        };
+        let index_of = |n: &NodeKey| keyed.iter().position(|c| &c.node == n);
+        cp.select_up(&keyed, |n| index_of(n).and_then(views), now, draw)
             .and_then(|i| candidates.get(i))
             .map(|(a, _)| *a)
     }
@@ -433,17 +463,25 @@ impl Node {
     /// When [`Node::handle_timeout`] should be called next (it may be in the past: then now).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let kept = self
-            .peers
-            .records()
-            .filter_map(|p| p.kept.and_then(|k| k.next))
-            .min();
+        // Only a node that keeps associations up, or a CP function, has deadlines in its
+        // peer records (a UP function with thousands of CP peers scans none).
+        let records = (self.keeps || self.cp.is_some())
+            .then(|| {
+                self.peers
+                    .records()
+                    .filter_map(|p| {
+                        let kept = p.kept.and_then(|k| k.next);
+                        let link = p.up.as_ref().and_then(|l| l.poll_timeout());
+                        kept.into_iter().chain(link).min()
+                    })
+                    .min()
+            })
+            .flatten();
         [
             self.xact.poll_timeout(),
             self.next_heartbeat,
             self.admission.as_ref().and_then(UpAdmission::poll_timeout),
-            self.cp.as_ref().and_then(CpOverloadControl::poll_timeout),
-            kept,
+            records,
         ]
         .into_iter()
         .flatten()
@@ -456,7 +494,9 @@ impl Node {
     pub fn handle_timeout(&mut self, now: Instant) {
         self.xact.handle_timeout(now);
         if let Some(cp) = self.cp.as_mut() {
-            cp.handle_timeout(now);
+            for link in self.peers.records_mut().filter_map(|p| p.up.as_deref_mut()) {
+                cp.handle_timeout(link, now);
+            }
         }
         self.settle_holds(now);
         if let Some(adm) = self.admission.as_mut() {

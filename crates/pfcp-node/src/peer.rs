@@ -41,13 +41,15 @@ use std::time::Instant;
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_throttle::EgressThrottle;
+
+use crate::cp::{UpLink, UpLinks};
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures};
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 
 use crate::xact::TxId;
 
-mod messages;
+pub(crate) mod messages;
 pub use messages::{
     association_setup_request, error_response, heartbeat_request, session_or_node_rejection,
 };
@@ -241,7 +243,8 @@ pub(crate) struct Kept {
 
 /// Everything a node keeps of one peer, in one place: what the association told (the public
 /// [`PeerInfo`]), the association this node keeps up, its heartbeat in flight, and the
-/// role-specific parts: on a UP function the egress throttle of its Session Report Requests
+/// role-specific parts: on a CP function the UP function's overload view and throttles
+/// ([`UpLink`]), on a UP function the egress throttle of its Session Report Requests
 /// towards the CP function. The sessions held with the peer are in the node's session table,
 /// each naming its peer; [`Node::forget`](crate::Node) ends them all with it.
 #[derive(Debug)]
@@ -251,6 +254,9 @@ pub(crate) struct Peer {
     pub(crate) kept: Option<Kept>,
     /// The node's own heartbeat in flight (one at a time).
     pub(crate) heartbeat: Option<TxId>,
+    /// On a CP function: this UP function's overload and load view and the throttles of what
+    /// it sends there ([`UpLink`]), from the first message counted or decided for it.
+    pub(crate) up: Option<Box<UpLink>>,
     /// On a UP function: the egress throttle of its Session Report Requests towards this CP
     /// function ([`NodeConfig::report_egress`](crate::NodeConfig::report_egress)), once the
     /// first report created it.
@@ -271,7 +277,7 @@ struct Slot {
 pub struct PeerTableStats {
     /// Records made for new peers.
     pub inserted: u64,
-    /// Records ended (the peer's association ended and nothing keeps it).
+    /// Records ended.
     pub removed: u64,
     /// Records of peers with no association, dropped when the table was full to make room
     /// for a new one (the least recently heard first).
@@ -297,6 +303,19 @@ pub struct Peers {
     len: usize,
     max_peers: usize,
     stats: PeerTableStats,
+}
+
+/// The alternates of a redirection: the UP functions associated under a Node ID.
+impl UpLinks for Peers {
+    fn link_mut(
+        &mut self,
+        node: &NodeKey,
+        make: &mut dyn FnMut(&NodeKey) -> UpLink,
+    ) -> Option<&mut UpLink> {
+        let id = *self.by_node.get(node)?;
+        let record = self.record_mut(id)?;
+        Some(record.up.get_or_insert_with(|| Box::new(make(node))))
+    }
 }
 
 /// Errors building node messages.
@@ -385,6 +404,20 @@ impl Peers {
         slot.peer.as_deref_mut()
     }
 
+    pub(crate) fn records_mut(&mut self) -> impl Iterator<Item = &mut Peer> {
+        self.slots.iter_mut().filter_map(|s| s.peer.as_deref_mut())
+    }
+
+    /// The link of the UP function at `addr` (a CP function's view of it), if it has one.
+    pub fn up_link(&self, addr: &SocketAddr) -> Option<&UpLink> {
+        self.record_at(addr)?.up.as_deref()
+    }
+
+    /// The link of the UP function that last associated with Node ID `node`, if any.
+    pub fn up_link_of(&self, node: &NodeKey) -> Option<&UpLink> {
+        self.record(*self.by_node.get(node)?)?.up.as_deref()
+    }
+
     pub(crate) fn record_at(&self, addr: &SocketAddr) -> Option<&Peer> {
         self.record(self.id(addr)?)
     }
@@ -417,6 +450,7 @@ impl Peers {
             },
             kept: None,
             heartbeat: None,
+            up: None,
             report: None,
         };
         let index = match self.free.pop() {
@@ -470,7 +504,10 @@ impl Peers {
             .enumerate()
             .filter_map(|(i, s)| {
                 let p = s.peer.as_ref()?;
-                let idle = !p.info.associated && p.kept.is_none() && p.heartbeat.is_none();
+                let idle = !p.info.associated
+                    && p.kept.is_none()
+                    && p.heartbeat.is_none()
+                    && p.up.as_ref().is_none_or(|l| l.held() == 0);
                 idle.then_some((p.info.last_seen, i, s.generation))
             })
             .min();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use pfcp_node::admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
-use pfcp_node::cp::{CpConfig, CpDecision, CpOverloadControl, Destination};
+use pfcp_node::cp::{CpConfig, CpDecision, CpOverloadControl, CpRequest, Destination};
 use pfcp_overload::{NodeKey, ReporterConfig};
 use pfcp_throttle::{RequestContext, RouteGroup, RouteList};
 use pfcp_wire::encode::MessageBuilder;
@@ -253,12 +253,12 @@ impl World {
         };
         let primary = self.ups[0].dest();
         let draw = self.draw();
-        let (to, priority) = match self
-            .cp
-            .decide_redirectable(&primary, SER, &ctx, self.now, draw)
-        {
-            CpDecision::Send { priority, dest } => (dest, priority),
-            CpDecision::Redirect { to, priority } => {
+        let req = CpRequest::new(&primary, SER, ctx)
+            .with_redirect(true)
+            .with_draw(draw);
+        let (to, priority) = match self.cp.decide(&req, self.now) {
+            CpDecision::Send { priority, dest, .. } => (dest, priority),
+            CpDecision::Redirect { to, priority, .. } => {
                 self.tally.redirected += 1;
                 (to, priority)
             }
@@ -369,7 +369,11 @@ fn cp_throttles_and_redirects_towards_an_overloaded_up() {
     }
     // The CP's own view of UP 2: loaded but not overloaded.
     assert_eq!(w.cp.reduction(&w.ups[1].dest(), w.now), 0);
-    assert!(w.cp.loads().load(&w.ups[1].node, w.now).is_some());
+    assert!(w
+        .cp
+        .link(&w.ups[1].node)
+        .and_then(|l| l.load(w.now))
+        .is_some());
 
     // Idle, then half of UP 1's capacity: the CP learns that the overload ended from the
     // zero OCI on UP 1's first response, and sends everything to UP 1 again.

@@ -104,7 +104,7 @@ pub mod reporter;
 pub mod scope;
 pub mod sequence;
 
-pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
+pub use load::{Candidate, CandidateView, LciOutcome, LoadConfig, LoadTable, UpSelector};
 pub use load_reporter::{LoadReporter, LoadReporterConfig};
 pub use receiver::{
     IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, ScopeState,

@@ -194,6 +194,16 @@ pub struct Candidate {
     pub weight: u32,
 }
 
+/// What [`UpSelector::select_with`] reads of one candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CandidateView {
+    /// Its Load Metric in force, if any ([`LoadTable::load`]).
+    pub load: Option<u8>,
+    /// Its node-scoped reduction in force and when a message last confirmed it
+    /// ([`OverloadTable::node_reduction`]); `None` without a node-scoped state.
+    pub node_reduction: Option<(u8, Instant)>,
+}
+
 /// Selects the UP function for a new session (Annex B: implementation specific; digest 5).
 ///
 /// Score of a candidate = `weight x (100 - load + spare_offset) x (100 - reduction)`, where
@@ -294,8 +304,29 @@ impl UpSelector {
         now: Instant,
         draw: u64,
     ) -> Option<usize> {
+        self.select_with(
+            candidates,
+            |c| CandidateView {
+                load: loads.load(&c.node, now),
+                node_reduction: overload.node_reduction(&c.node, now),
+            },
+            now,
+            draw,
+        )
+    }
+
+    /// [`UpSelector::select`] for a caller that keeps each UP function's load and overload
+    /// apart (one view per peer): `view` gives what [`LoadTable::load`] and the node-scoped
+    /// state of [`OverloadTable::node_reduction`] would, for each candidate.
+    pub fn select_with(
+        &self,
+        candidates: &[Candidate],
+        view: impl Fn(&Candidate) -> CandidateView,
+        now: Instant,
+        draw: u64,
+    ) -> Option<usize> {
         // The reduction that counts: the node-scoped one while a message confirmed it.
-        let reduction = |c: &Candidate| match overload.node_reduction(&c.node, now) {
+        let reduction = |c: &Candidate| match view(c).node_reduction {
             Some((r, confirmed))
                 if self
                     .reprobe_after
@@ -326,7 +357,7 @@ impl UpSelector {
             if any_ok && r >= self.avoid_reduction {
                 0
             } else {
-                self.score(c, loads.load(&c.node, now), r)
+                self.score(c, view(c).load, r)
             }
         };
         let mut total = 0u64;

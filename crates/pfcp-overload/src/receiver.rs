@@ -396,7 +396,7 @@ impl OverloadTable {
     /// The node-scoped reduction of `node` in force at `now` and when a message last confirmed
     /// it, in one lookup: what [`OverloadTable::reduction`] without an entity and
     /// [`OverloadTable::confirmed`] give. `None` without a node-scoped state.
-    pub(crate) fn node_reduction(&self, node: &NodeKey, now: Instant) -> Option<(u8, Instant)> {
+    pub fn node_reduction(&self, node: &NodeKey, now: Instant) -> Option<(u8, Instant)> {
         let e = self.nodes.get(node)?;
         Some((e.metric_at(now), e.confirmed))
     }

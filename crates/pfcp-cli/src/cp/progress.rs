@@ -32,8 +32,8 @@ pub(super) async fn report_progress(
                 ctx.ups
                     .iter()
                     .map(|u| {
-                        n.cp()
-                            .and_then(|c| c.egress_throttle(&u.node))
+                        n.up_link(&u.node)
+                            .and_then(|l| l.egress_throttle())
                             .map(|e| e.level())
                     })
                     .collect()

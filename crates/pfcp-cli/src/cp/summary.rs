@@ -595,7 +595,7 @@ pub(super) fn egress_rows(ctx: &Ctx, st: &State) -> Vec<EgressSummary> {
             .iter()
             .zip(&st.levels)
             .filter_map(|(u, levels)| {
-                let e = n.cp()?.egress_throttle(&u.node)?;
+                let e = n.up_link(&u.node)?.egress_throttle()?;
                 Some(EgressSummary::of(u.node.to_string(), e, levels))
             })
             .collect()

@@ -2,13 +2,15 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 use pfcp_overload::Scope;
+use pfcp_overload::{IgnoreReason, LciOutcome, OciOutcome};
+use pfcp_throttle::MessageKind;
 use pfcp_throttle::{EgressConfig, RouteGroup, RouteList, ThrottleReason};
 use pfcp_wire::encode::{MessageBuilder, MessageWriter};
 use pfcp_wire::ie::{
     ControlSequenceNumber, FSeid, LoadControlInformation, Metric, NodeId, OciFlags,
     OverloadControlInformation, Timer,
 };
-use pfcp_wire::{Header, IeType, SequenceNumber};
+use pfcp_wire::{Cause, Header, IeType, SequenceNumber};
 
 use super::*;
 
@@ -104,6 +106,55 @@ fn emergency<'a>() -> RequestContext<'a> {
     }
 }
 
+/// The decision path as the tests ask it: a request of `mt` to `dest` with `ctx` and `draw`.
+trait DecideFor {
+    fn decide_for(
+        &mut self,
+        dest: &Destination,
+        mt: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision;
+    /// The same, for a Session Establishment Request that may be redirected.
+    fn redirectable_for(
+        &mut self,
+        dest: &Destination,
+        mt: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision;
+}
+
+impl DecideFor for CpOverloadControl {
+    fn decide_for(
+        &mut self,
+        dest: &Destination,
+        mt: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision {
+        let req = CpRequest::new(dest, mt, ctx.reborrow()).with_draw(draw);
+        self.decide(&req, now)
+    }
+
+    fn redirectable_for(
+        &mut self,
+        dest: &Destination,
+        mt: MessageType,
+        ctx: &RequestContext<'_>,
+        now: Instant,
+        draw: u64,
+    ) -> CpDecision {
+        let req = CpRequest::new(dest, mt, ctx.reborrow())
+            .with_redirect(true)
+            .with_draw(draw);
+        self.decide(&req, now)
+    }
+}
+
 fn cp() -> CpOverloadControl {
     CpOverloadControl::new(CpConfig::default()).unwrap()
 }
@@ -121,7 +172,7 @@ fn minutes(n: u32) -> Timer {
 /// window afresh.
 fn calm_history(cp: &mut CpOverloadControl, dest: &Destination, now: Instant) {
     for i in 0..1000 {
-        assert!(cp.decide(dest, SER, &low(), now, i).is_send());
+        assert!(cp.decide_for(dest, SER, &low(), now, i).is_send());
     }
 }
 
@@ -152,8 +203,10 @@ fn oci_of_50_percent_sheds_low_priority_and_keeps_emergency() {
     for i in 0..2040 {
         let is_emergency = i % 51 == 0;
         let ctx = if is_emergency { emergency() } else { low() };
-        match cp.decide(&dest, SER, &ctx, now, i) {
-            CpDecision::Send { priority, dest: d } => {
+        match cp.decide_for(&dest, SER, &ctx, now, i) {
+            CpDecision::Send {
+                priority, dest: d, ..
+            } => {
                 assert_eq!(d, dest);
                 assert_eq!(priority.value(), if is_emergency { 0 } else { 9 });
             }
@@ -192,7 +245,7 @@ fn random_mode_sheds_the_same_share() {
         x = x
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        if cp.decide(&dest, SER, &low(), now, x >> 11).is_reject() {
+        if cp.decide_for(&dest, SER, &low(), now, x >> 11).is_reject() {
             rejected += 1;
         }
     }
@@ -218,7 +271,7 @@ fn expiry_restores_full_traffic() {
     );
     feed(&mut cp, &Destination::entity(upf(1), ip(1)), &bytes, now);
     let rejected = (0..100)
-        .filter(|&i| cp.decide(&dest, SER, &low(), now, i).is_reject())
+        .filter(|&i| cp.decide_for(&dest, SER, &low(), now, i).is_reject())
         .count();
     assert!((45..=55).contains(&rejected), "{rejected}");
     let expiry = now + Duration::from_secs(2);
@@ -226,8 +279,9 @@ fn expiry_restores_full_traffic() {
     cp.handle_timeout(expiry);
     assert_eq!(cp.poll_timeout(), None);
     assert_eq!(cp.stats().oci_expired, 1);
-    assert_eq!(cp.loss_throttle(&dest.node).unwrap().reduction(), 0);
-    assert!((0..100).all(|i| cp.decide(&dest, SER, &low(), expiry, i).is_send()));
+    // The link's view is the one writer: the next decision reads 0.
+    assert_eq!(cp.reduction(&dest, expiry), 0);
+    assert!((0..100).all(|i| cp.decide_for(&dest, SER, &low(), expiry, i).is_send()));
 }
 
 #[test]
@@ -248,9 +302,9 @@ fn expired_state_stops_throttling_even_before_handle_timeout() {
         None,
     );
     feed(&mut cp, &dest, &bytes, now);
-    assert!(cp.decide(&dest, SER, &low(), now, 0).is_reject());
+    assert!(cp.decide_for(&dest, SER, &low(), now, 0).is_reject());
     let later = now + Duration::from_secs(3);
-    assert!(cp.decide(&dest, SER, &low(), later, 0).is_send());
+    assert!(cp.decide_for(&dest, SER, &low(), later, 0).is_send());
 }
 
 #[test]
@@ -275,8 +329,8 @@ fn redirects_establishments_to_a_second_up_when_the_first_is_throttled() {
     );
     feed(&mut cp, &first, &bytes, now);
     for draw in 0..50 {
-        match cp.decide_redirectable(&first, SER, &low(), now, draw) {
-            CpDecision::Redirect { to, priority } => {
+        match cp.redirectable_for(&first, SER, &low(), now, draw) {
+            CpDecision::Redirect { to, priority, .. } => {
                 assert_eq!(to, Destination::node(upf(2)));
                 assert_eq!(priority.value(), 9);
             }
@@ -287,14 +341,14 @@ fn redirects_establishments_to_a_second_up_when_the_first_is_throttled() {
     // The skipped primary cost no forwarding attempt (the limit is 1) and its weight is back.
     assert_eq!(cp.routes_mut().unwrap().groups()[0].peers()[0].1, 1);
     // Without permission, or for other requests: a local rejection.
-    assert!(cp.decide(&first, SER, &low(), now, 1).is_reject());
+    assert!(cp.decide_for(&first, SER, &low(), now, 1).is_reject());
     let entity = Destination::entity(upf(1), ip(1));
     assert!(cp
-        .decide_redirectable(&entity, SMR, &low(), now, 1)
+        .redirectable_for(&entity, SMR, &low(), now, 1)
         .is_reject());
     // Both throttled: rejected, with the first destination's reason.
     overload_node(&mut cp, &upf(2), 1, 100, now);
-    match cp.decide_redirectable(&first, SER, &low(), now, 3) {
+    match cp.redirectable_for(&first, SER, &low(), now, 3) {
         CpDecision::Reject {
             reason: RejectReason::Loss(t),
             ..
@@ -326,14 +380,14 @@ fn no_redirect_to_an_alternate_in_overload() {
     overload_node(&mut cp, &upf(3), 1, 5, now);
     for draw in 0..40 {
         assert!(cp
-            .decide_redirectable(&first, SER, &low(), now, draw)
+            .redirectable_for(&first, SER, &low(), now, draw)
             .is_reject());
     }
     assert_eq!(cp.stats().redirected, 0);
     // Once one of them is out of overload (metric 0), it takes them all.
     overload_node(&mut cp, &upf(3), 2, 0, now);
     for draw in 0..40 {
-        match cp.decide_redirectable(&first, SER, &low(), now, draw) {
+        match cp.redirectable_for(&first, SER, &low(), now, draw) {
             CpDecision::Redirect { to, .. } => assert_eq!(to, Destination::node(upf(3))),
             other => panic!("expected a redirect to upf3: {other:?}"),
         }
@@ -370,7 +424,7 @@ fn aoci_node_scope_versus_entity_scope() {
         ),
         (60, 0, 0)
     );
-    assert!((0..100).all(|i| cp.decide(&at_y, SMR, &low(), now, i).is_send()));
+    assert!((0..100).all(|i| cp.decide_for(&at_y, SMR, &low(), now, i).is_send()));
     // AOCI=1 from entity y: the whole node, every entity (the larger of the two applies).
     let bytes = message(
         MessageType::SESSION_MODIFICATION_RESPONSE,
@@ -396,11 +450,12 @@ fn aoci_node_scope_versus_entity_scope() {
         ),
         (60, 30, 30)
     );
-    assert_eq!(cp.loss_throttle(&at_y.node).unwrap().reduction(), 30);
     let rejected = (0..1000)
-        .filter(|&i| cp.decide(&at_y, SMR, &low(), now, i).is_reject())
+        .filter(|&i| cp.decide_for(&at_y, SMR, &low(), now, i).is_reject())
         .count();
     assert!((280..=320).contains(&rejected), "{rejected}");
+    // Each decision read its reduction from the link: the throttle last decided at 30.
+    assert_eq!(cp.loss_throttle(&at_y.node).unwrap().reduction(), 30);
     // An accepted establishment without AOCI: the entity of its UP F-SEID, not the node.
     let b = upf(2);
     let bytes = message(
@@ -457,13 +512,13 @@ fn lci_steers_select_up() {
     }
     // Scores 10 x 100 and 90 x 100: upf2 gets exactly 90 % of 10 000 evenly spaced draws
     // (a draw is read as a fraction of 2^64; rounded up, draw `d` reads as `d / 10 000`).
-    let picks = |cp: &CpOverloadControl| {
+    let picks = |cp: &mut CpOverloadControl| {
         (0..10_000u64)
             .map(|d| (u128::from(d) << 64).div_ceil(10_000) as u64)
             .filter(|&d| cp.select_up(&cands, now, d) == Some(1))
             .count()
     };
-    assert_eq!(picks(&cp), 9000);
+    assert_eq!(picks(&mut cp), 9000);
     // Loads reversed (newer sequence numbers): the choice follows.
     for (n, load) in [(1, 10), (2, 90)] {
         let bytes = message(
@@ -475,13 +530,13 @@ fn lci_steers_select_up() {
         );
         feed(&mut cp, &Destination::entity(upf(n), ip(n)), &bytes, now);
     }
-    assert_eq!(picks(&cp), 1000);
+    assert_eq!(picks(&mut cp), 1000);
     // An overloaded UP is weighed by what its OCI leaves: at 60 %, 90 x 40 against 10 x 100.
     overload_node(&mut cp, &upf(1), 1, 60, now);
-    assert_eq!(picks(&cp), 10_000 * 1000 / 4600);
+    assert_eq!(picks(&mut cp), 10_000 * 1000 / 4600);
     // One that asks for all its traffic to stop is avoided whatever its load.
     overload_node(&mut cp, &upf(1), 2, 100, now);
-    assert_eq!(picks(&cp), 10_000);
+    assert_eq!(picks(&mut cp), 10_000);
     assert_eq!(cp.select_up(&[], now, 0), None);
 }
 
@@ -512,10 +567,10 @@ fn malformed_oci_is_ignored_and_the_message_still_processed() {
         })
     ));
     assert_eq!(out.lci, Some(LciOutcome::Applied { load: 35 }));
-    assert_eq!(cp.loads().load(&upf(1), now), Some(35));
+    assert_eq!(cp.link(&upf(1)).and_then(|l| l.load(now)), Some(35));
     assert_eq!(cp.reduction(&dest, now), 0);
-    assert!((0..50).all(|i| cp.decide(&dest, SMR, &low(), now, i).is_send()));
-    assert_eq!((cp.stats().oci_ignored, cp.stats().lci_applied), (1, 1));
+    assert!((0..50).all(|i| cp.decide_for(&dest, SMR, &low(), now, i).is_send()));
+    assert_eq!((cp.stats().oci.malformed, cp.stats().lci.applied), (1, 1));
     // A metric above 100 is not an error: it reads as 0 (clause 8.2.34).
     let bytes = message(
         MessageType::SESSION_MODIFICATION_RESPONSE,
@@ -545,17 +600,17 @@ fn heartbeat_association_and_responses_are_never_throttled() {
         MessageType::SESSION_REPORT_RESPONSE,
     ] {
         for i in 0..20 {
-            assert!(cp.decide(&dest, t, &low(), now, i).is_send(), "{t}");
+            assert!(cp.decide_for(&dest, t, &low(), now, i).is_send(), "{t}");
         }
     }
     assert_eq!(cp.stats().bypassed, 100);
-    assert!(
-        cp.loss_throttle(&dest.node).is_none(),
-        "nothing offered to the Loss throttle"
-    );
-    assert!(cp.decide(&dest, SER, &low(), now, 0).is_reject());
+    let offered: u64 = cp
+        .loss_throttle(&dest.node)
+        .map_or(0, |l| l.stats().offered.iter().sum());
+    assert_eq!(offered, 0, "nothing offered to the Loss throttle");
+    assert!(cp.decide_for(&dest, SER, &low(), now, 0).is_reject());
     // Heartbeats get priority 0 (not encoded on node messages).
-    match cp.decide(&dest, MessageType::HEARTBEAT_REQUEST, &low(), now, 0) {
+    match cp.decide_for(&dest, MessageType::HEARTBEAT_REQUEST, &low(), now, 0) {
         CpDecision::Send { priority, .. } => assert_eq!(priority.value(), 0),
         other => panic!("{other:?}"),
     }
@@ -569,13 +624,13 @@ fn reset_peer_flushes_its_state() {
     let other = Destination::node(upf(2));
     overload_node(&mut cp, &upf(1), 9, 100, now);
     overload_node(&mut cp, &upf(2), 1, 100, now);
-    assert!(cp.decide(&dest, SER, &low(), now, 0).is_reject());
-    assert!(cp.decide(&other, SER, &low(), now, 0).is_reject());
+    assert!(cp.decide_for(&dest, SER, &low(), now, 0).is_reject());
+    assert!(cp.decide_for(&other, SER, &low(), now, 0).is_reject());
     cp.reset_peer(&upf(1));
     assert!(cp.loss_throttle(&dest.node).is_none());
     assert_eq!(cp.reduction(&dest, now), 0);
-    assert!(cp.decide(&dest, SER, &low(), now, 0).is_send());
-    assert!(cp.decide(&other, SER, &low(), now, 0).is_reject());
+    assert!(cp.decide_for(&dest, SER, &low(), now, 0).is_send());
+    assert!(cp.decide_for(&other, SER, &low(), now, 0).is_reject());
     // After a restart any sequence number is accepted again.
     overload_node(&mut cp, &upf(1), 1, 40, now);
     assert_eq!(cp.reduction(&dest, now), 40);
@@ -589,7 +644,7 @@ fn egress_throttle_caps_a_connection() {
     let mut cp = CpOverloadControl::new(CpConfig::default().with_egress(Some(config))).unwrap();
     let dest = Destination::node(upf(1));
     let decisions: Vec<CpDecision> = (0..20)
-        .map(|i| cp.decide(&dest, SER, &low(), now, i))
+        .map(|i| cp.decide_for(&dest, SER, &low(), now, i))
         .collect();
     let sent = decisions.iter().filter(|d| d.is_send()).count();
     assert!((1..=4).contains(&sent), "{decisions:?}");
@@ -602,9 +657,9 @@ fn egress_throttle_caps_a_connection() {
     )));
     // Heartbeats are counted but never refused.
     assert!(cp
-        .decide(&dest, MessageType::HEARTBEAT_REQUEST, &low(), now, 0)
+        .decide_for(&dest, MessageType::HEARTBEAT_REQUEST, &low(), now, 0)
         .is_send());
-    cp.on_retransmit(&dest, now);
+    cp.on_send(&dest.node, MessageKind::Retransmission, now);
     cp.transaction_ended(&dest);
     let egress = cp.egress_throttle(&upf(1)).unwrap();
     // The retransmission is recorded as one, the heartbeat as a management message.
@@ -613,7 +668,7 @@ fn egress_throttle_caps_a_connection() {
     assert_eq!(egress.stats().sent_management, 1);
     cp.handle_timeout(now + Duration::from_secs(1));
     assert!(cp
-        .decide(&dest, SER, &low(), now + Duration::from_secs(1), 0)
+        .decide_for(&dest, SER, &low(), now + Duration::from_secs(1), 0)
         .is_send());
 }
 
@@ -624,7 +679,7 @@ fn destinations_are_bounded() {
     for n in 1..=3u8 {
         let dest = Destination::node(upf(n));
         assert!(cp
-            .decide(&dest, SER, &low(), now + Duration::from_millis(n.into()), 0)
+            .decide_for(&dest, SER, &low(), now + Duration::from_millis(n.into()), 0)
             .is_send());
     }
     // The least recently used (upf1) made room.

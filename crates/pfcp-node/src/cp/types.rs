@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use pfcp_overload::{LciOutcome, LoadConfig, NodeKey, OciOutcome, OverloadConfig, UpSelector};
 use pfcp_throttle::{
     ClassifierConfig, EgressConfig, EgressConfigError, EgressConfigSets, LossConfig,
-    ThrottleReason, Throttled,
+    RequestContext, ThrottleReason, Throttled,
 };
-use pfcp_wire::{Cause, MessagePriority};
+use pfcp_wire::{Cause, MessagePriority, MessageType};
 
 use super::HoldTicket;
 
@@ -80,7 +80,7 @@ pub enum RejectReason {
     Yielded(Throttled),
 }
 
-/// The outcome of [`CpOverloadControl::decide`](crate::cp::CpOverloadControl::decide).
+/// The outcome of [`CpPolicy::decide`](crate::cp::CpPolicy::decide).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 #[non_exhaustive]
@@ -92,6 +92,8 @@ pub enum CpDecision {
         priority: MessagePriority,
         /// The destination (as asked).
         dest: Destination,
+        /// An eMPS or emergency request (the exempt class, clause 6.2.4.5.1).
+        exempt: bool,
     },
     /// Send it to the alternate UP function `to` instead (Session Establishment Requests
     /// only).
@@ -100,6 +102,8 @@ pub enum CpDecision {
         to: Destination,
         /// The message priority.
         priority: MessagePriority,
+        /// An eMPS or emergency request (the exempt class, clause 6.2.4.5.1).
+        exempt: bool,
     },
     /// Do not send it: fail it locally as though the UP function had rejected it (clause
     /// 6.2.4.4) with `cause`, 74 "PFCP entity in congestion" (locally generated).
@@ -110,7 +114,7 @@ pub enum CpDecision {
         cause: Cause,
     },
     /// Keep it, unsent, until
-    /// [`CpOverloadControl::poll_hold`](crate::cp::CpOverloadControl::poll_hold) gives its
+    /// [`CpPolicy::poll_hold`](crate::cp::CpPolicy::poll_hold) gives its
     /// ticket's outcome, at `until` at the latest: an eMPS or emergency request the Loss
     /// throttle shed, waiting for the place of a lower-priority request to the same UP function
     /// ([`CpConfig::exempt_hold`], clause 6.2.4.5.1). On
@@ -150,7 +154,7 @@ impl CpDecision {
     }
 }
 
-/// What [`CpOverloadControl::handle_response`](crate::cp::CpOverloadControl::handle_response) did with a message's OCI and LCI (`None`:
+/// What [`CpPolicy::handle_message`](crate::cp::CpPolicy::handle_message) did with a message's OCI and LCI (`None`:
 /// the message carried none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResponseOutcome {
@@ -160,7 +164,7 @@ pub struct ResponseOutcome {
     pub lci: Option<LciOutcome>,
 }
 
-/// Configuration of a [`CpOverloadControl`](crate::cp::CpOverloadControl).
+/// Configuration of the CP pipeline ([`CpPolicy`](crate::cp::CpPolicy) and its links).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CpConfig {
@@ -397,25 +401,28 @@ pub enum CpConfigError {
     ProbeFallFactor,
 }
 
-/// Counters since creation (also exported through `metrics`, see the module docs).
+/// Counters since creation. The pipeline calls no `metrics` facade: the embedding exports
+/// these (the tokio endpoint does, with the `metrics` feature).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct CpStats {
     /// Requests sent to their destination.
     pub sent: u64,
     /// Of [`CpStats::sent`], those the Loss throttle had shed and that went as probes
-    /// ([`CpConfig::probe_gap_factor`], [`CpConfig::probe_fall_factor`]). A probe towards an alternate UP function counts in
-    /// [`CpStats::redirected`]; the counter `pfcp_cp_probes_total` has them all.
+    /// ([`CpConfig::probe_gap_factor`], [`CpConfig::probe_fall_factor`]).
     pub probes: u64,
     /// Requests redirected to an alternate UP function.
     pub redirected: u64,
     /// Requests rejected locally (held ones when their hold ends without a place, and those
-    /// that yielded their place to a held one).
+    /// that yielded their place to a priority request included).
     pub rejected: u64,
     /// eMPS and emergency requests held for a place ([`CpDecision::Hold`]).
     pub held: u64,
     /// Of [`CpStats::held`], those sent (counted in [`CpStats::sent`] too).
     pub held_sent: u64,
+    /// Of [`CpStats::held`], those rejected when their hold ended or their UP function's state
+    /// was reset (counted in [`CpStats::rejected`] too).
+    pub held_expired: u64,
     /// eMPS and emergency requests the Loss throttle shed that went ahead of a lower-priority
     /// place ([`CpConfig::exempt_ahead_max`]; counted in [`CpStats::sent`] too).
     pub sent_ahead: u64,
@@ -423,18 +430,131 @@ pub struct CpStats {
     /// [`CpStats::rejected`] too).
     pub gave_way: u64,
     /// eMPS and emergency requests the UP function refused (cause 74 in its response,
-    /// reported through [`CpOverloadControl::exempt_refused`](crate::cp::CpOverloadControl::exempt_refused)).
+    /// [`CpPolicy::exempt_refused`](crate::cp::CpPolicy::exempt_refused)).
     pub exempt_refused: u64,
     /// Messages not subject to throttling (responses, Heartbeat, Association).
     pub bypassed: u64,
-    /// OCIs applied.
-    pub oci_applied: u64,
-    /// OCIs ignored (duplicate, stale, malformed, ...).
-    pub oci_ignored: u64,
-    /// Overload states expired.
+    /// Requests refused by their destination's throttles, by throttle.
+    pub throttled: ThrottledCounts,
+    /// OCIs received, by what became of them.
+    pub oci: OciCounts,
+    /// Overload states whose Period of Validity ran out.
     pub oci_expired: u64,
-    /// LCIs applied.
-    pub lci_applied: u64,
-    /// LCIs ignored.
-    pub lci_ignored: u64,
+    /// Overload states evicted from a full table.
+    pub oci_evicted: u64,
+    /// LCIs received, by what became of them.
+    pub lci: LciCounts,
+    /// UP functions' states reset (restart, release, failure: the link ended).
+    pub peer_resets: u64,
+    /// UP selections that chose a UP function.
+    pub selections: u64,
+    /// UP selections that found none.
+    pub selections_none: u64,
+    /// Links ended to make room for another ([`CpConfig::max_destinations`], standalone
+    /// pipeline).
+    pub links_evicted: u64,
+}
+
+/// Requests refused by a destination's throttles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ThrottledCounts {
+    /// By the Loss throttle (the OCI's reduction).
+    pub loss: u64,
+    /// By the egress throttle's level.
+    pub egress_level: u64,
+    /// By the egress throttle's rate cap.
+    pub egress_rate: u64,
+    /// By the egress throttle's limit of requests pending.
+    pub egress_pending: u64,
+}
+
+/// OCIs received, by outcome (TS 29.244 clause 6.2.4.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct OciCounts {
+    /// Applied.
+    pub applied: u64,
+    /// The sequence number already applied.
+    pub duplicate: u64,
+    /// An older sequence number.
+    pub stale: u64,
+    /// Undecodable.
+    pub malformed: u64,
+    /// In a message that may not carry one.
+    pub unexpected_message: u64,
+    /// No room in the overload table.
+    pub table_full: u64,
+    /// The number of an overload state whose validity ran out.
+    pub expired_number: u64,
+    /// Ignored for another reason.
+    pub other: u64,
+}
+
+/// LCIs received, by outcome (TS 29.244 clause 6.2.3.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct LciCounts {
+    /// Applied.
+    pub applied: u64,
+    /// The sequence number already applied.
+    pub duplicate: u64,
+    /// An older sequence number.
+    pub stale: u64,
+    /// Undecodable.
+    pub malformed: u64,
+    /// In a message that may not carry one.
+    pub unexpected_message: u64,
+    /// Ignored for another reason.
+    pub other: u64,
+}
+
+/// One request for [`CpPolicy::decide`](crate::cp::CpPolicy::decide): where it goes, what it
+/// is, what the classifier sees of it, whether it may be redirected, and a uniformly random
+/// draw from the caller's generator (for [`LossMode::Random`] and the route list's picks).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CpRequest<'a> {
+    /// The UP function and PFCP entity it goes to.
+    pub dest: &'a Destination,
+    /// Its message type.
+    pub message_type: MessageType,
+    /// What the classifier sees (its `procedure` left `None` is the message type's).
+    pub context: RequestContext<'a>,
+    /// A Session Establishment Request that may be redirected to an alternate UP function.
+    pub redirectable: bool,
+    /// A uniformly random `u64`.
+    pub draw: u64,
+}
+
+impl<'a> CpRequest<'a> {
+    /// A request of `message_type` to `dest` with the classifier's `context`, not
+    /// redirectable, draw 0.
+    pub fn new(
+        dest: &'a Destination,
+        message_type: MessageType,
+        context: RequestContext<'a>,
+    ) -> Self {
+        CpRequest {
+            dest,
+            message_type,
+            context,
+            redirectable: false,
+            draw: 0,
+        }
+    }
+
+    /// With `redirectable` set (see the field).
+    #[must_use]
+    pub fn with_redirect(mut self, redirectable: bool) -> Self {
+        self.redirectable = redirectable;
+        self
+    }
+
+    /// With `draw` set (see the field).
+    #[must_use]
+    pub fn with_draw(mut self, draw: u64) -> Self {
+        self.draw = draw;
+        self
+    }
 }

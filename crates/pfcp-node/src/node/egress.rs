@@ -18,6 +18,8 @@ use pfcp_throttle::{EgressConfig, EgressDecision, EgressThrottle, MessageKind, T
 use pfcp_wire::Header;
 use tracing::{debug, warn};
 
+use pfcp_overload::NodeKey;
+
 use super::Node;
 use crate::xact::TxId;
 
@@ -101,15 +103,24 @@ impl Node {
     /// of the connection, with its `kind` (router, seed 003: "the EMR on a Connection being
     /// throttled is equivalent to the egress Request rate + the egress Answer rate"): on a CP
     /// in the egress throttle of the UP function's connection
-    /// ([`CpOverloadControl::on_send`](crate::cp::CpOverloadControl::on_send)); on a UP in
+    /// ([`CpPolicy::on_send`](crate::cp::CpPolicy::on_send)); on a UP in
     /// the report egress throttle of the connection to that CP function. Answers,
     /// retransmissions, Heartbeat and Association messages are never throttled; only
     /// counted.
     pub(super) fn count_egress(&mut self, peer: SocketAddr, kind: MessageKind, now: Instant) {
-        if self.cp.is_some() {
-            let node = self.node_of(peer);
-            if let Some(cp) = self.cp.as_mut() {
-                cp.on_send(&node, kind, now);
+        if let Some(cp) = self.cp.as_mut() {
+            let node = self.peers.get(&peer).and_then(|p| p.node.clone());
+            let node = node.unwrap_or(NodeKey::Ip(peer.ip()));
+            // Only a connection with an egress configuration, or a UP function already seen,
+            // gets a link for it (a CP function's other messages make none).
+            let configured = cp.egress_sets().config_for(&node).is_some();
+            if let Some(record) = self.peers.record_at_mut(&peer) {
+                if record.up.is_none() && configured {
+                    record.up = Some(Box::new(cp.link(&node, now)));
+                }
+                if let Some(link) = record.up.as_deref_mut() {
+                    cp.on_send(link, kind, now);
+                }
             }
         }
         // Only a UP function with report egress throttles has any (no lookup otherwise).
@@ -123,16 +134,17 @@ impl Node {
     /// The transaction layer sent request `tx` to `peer` again (T1 expired, clause 6.4): a
     /// [`MessageKind::Retransmission`] on the connection, counted, never re-decided.
     pub(super) fn on_retransmitted(&mut self, tx: TxId, peer: SocketAddr, now: Instant) {
-        let dest = self.outstanding.get(&tx).and_then(|o| o.dest.clone());
-        match (self.cp.as_mut(), dest) {
-            // The destination the decision chose (after a redirection, the alternate).
-            (Some(cp), Some(d)) => {
-                cp.on_retransmit(&d, now);
-                if let Some(th) = self.report_throttle_mut(&peer) {
-                    th.on_send(MessageKind::Retransmission, now);
-                }
+        let decided = self.outstanding.get(&tx).is_some_and(|o| o.dest.is_some());
+        if decided {
+            // The connection the decision chose (after a redirection, the alternate's).
+            self.with_link(peer, |cp, link| {
+                cp.on_send(link, MessageKind::Retransmission, now);
+            });
+            if let Some(th) = self.report_throttle_mut(&peer) {
+                th.on_send(MessageKind::Retransmission, now);
             }
-            _ => self.count_egress(peer, MessageKind::Retransmission, now),
+        } else {
+            self.count_egress(peer, MessageKind::Retransmission, now);
         }
     }
 }

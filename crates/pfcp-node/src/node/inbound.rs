@@ -14,7 +14,6 @@ use tracing::{debug, warn};
 
 use super::{IncomingRequest, Node, NodeEvent, RequestRef, MAX_BACKLOG};
 use crate::admission::Admit;
-use crate::cp::Destination;
 use crate::peer;
 use crate::xact::{message_octets, Accepted, Transmit};
 
@@ -153,14 +152,17 @@ impl Node {
         // A Session Report Request from a UP carries its OCI/LCI like a response does; it
         // belongs to the entity of the session's UP F-SEID (clause 6.2.4.3.1).
         if message_type == MessageType::SESSION_REPORT_REQUEST && self.cp.is_some() {
-            let node = self.node_of(peer);
             let entity = reference
                 .seid
                 .and_then(|s| self.sessions.get(s))
                 .and_then(|s| s.remote_ip)
                 .unwrap_or(peer.ip());
-            if let Some(cp) = self.cp.as_mut() {
-                let _ = cp.handle_response(&Destination::entity(node, entity), msg, now);
+            let node = self.node_of(peer);
+            if let (Some(cp), Some(record)) = (self.cp.as_mut(), self.peers.record_at_mut(&peer)) {
+                let link = record
+                    .up
+                    .get_or_insert_with(|| Box::new(cp.link(&node, now)));
+                cp.handle_message(link, Some(entity), msg, now);
             }
         }
         let node = self.peers.get(&peer).and_then(|p| p.node.clone());

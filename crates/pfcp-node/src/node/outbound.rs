@@ -17,7 +17,7 @@ use super::{
     HeldRequest, Node, NodeEvent, Outstanding, Purpose, RequestError, RequestId, RequestProfile,
     Response, ResponseOrigin,
 };
-use crate::cp::{CpDecision, Destination, RejectReason};
+use crate::cp::{CpDecision, CpPolicy, CpRequest, Destination, RejectReason, UpLink};
 use crate::peer::{self, Kept, PeerEvent};
 use crate::xact::TxId;
 
@@ -75,14 +75,20 @@ impl Node {
             return Ok(id);
         }
         let mut tracked = None;
-        let mut exempt = false;
         let decision = if self.cp.is_some() {
-            let entity = profile.entity.or_else(|| {
-                header
-                    .seid
-                    .and_then(|s| self.sessions.by_remote(peer, s))
-                    .and_then(|s| s.remote_ip)
-            });
+            // The PFCP entity the request reaches: the UP F-SEID's address of its session, and
+            // for a new session the address it is sent to (clause 6.2.4.3.1: an OCI without
+            // AOCI concerns the entity; a UP function with one entity throttles its new
+            // sessions with it too).
+            let entity = profile
+                .entity
+                .or_else(|| {
+                    header
+                        .seid
+                        .and_then(|s| self.sessions.by_remote(peer, s))
+                        .and_then(|s| s.remote_ip)
+                })
+                .or(Some(peer.ip()));
             let d = Destination {
                 node: self.node_of(peer),
                 entity,
@@ -90,37 +96,42 @@ impl Node {
             // The profile's C.2 facts over the tracker's (module `state`).
             let (ctx, session) = self.request_context(peer, &header, ies, profile, now);
             tracked = session.map(|s| (s, profile.ue));
-            let draw = self.draw();
-            self.cp.as_mut().map(|cp| {
-                let decision = if profile.redirectable {
-                    cp.decide_redirectable(&d, message_type, &ctx, now, draw)
-                } else {
-                    cp.decide(&d, message_type, &ctx, now, draw)
-                };
-                // Kept with the transaction of a request that goes: the UP function refusing
-                // a priority request tells the pipeline its priority traffic does not fit.
-                if !matches!(decision, CpDecision::Reject { .. }) {
-                    exempt = cp.classify(message_type, &ctx).class.exempt;
-                }
-                decision
-            })
+            let req = CpRequest::new(&d, message_type, ctx)
+                .with_redirect(profile.redirectable)
+                .with_draw(self.draw());
+            match self.decide(peer, &req, now) {
+                Some(decision) => Some(decision),
+                None => return Err(RequestError::PeerTableFull),
+            }
         } else {
             None
         };
         let mut dest = None;
+        let mut exempt = false;
         if let Some(decision) = decision {
             let (to, priority) = match decision {
-                CpDecision::Send { priority, dest } => (dest, priority),
-                CpDecision::Redirect { to, priority } => match self.peers.addr_of(&to.node) {
+                CpDecision::Send {
+                    priority,
+                    dest,
+                    exempt: e,
+                } => {
+                    // Kept with the transaction: the UP function refusing a priority request
+                    // tells the pipeline its priority traffic does not fit.
+                    exempt = e;
+                    (dest, priority)
+                }
+                CpDecision::Redirect {
+                    to,
+                    priority,
+                    exempt: e,
+                } => match self.peers.addr_of(&to.node) {
                     Some(addr) => {
                         peer = addr;
+                        exempt = e;
                         info!(%peer, dest = %to, "request redirected");
                         (to, priority)
                     }
                     None => {
-                        if let Some(cp) = self.cp.as_mut() {
-                            cp.transaction_ended(&to);
-                        }
                         self.answer_locally(
                             id,
                             peer,
@@ -172,6 +183,30 @@ impl Node {
             dest = Some(to);
         }
         self.transmit_app(id, peer, header, ies, dest, tracked, exempt, now)
+    }
+
+    /// The CP pipeline's decision for `req` to the UP function at `peer`: its link taken out of
+    /// the peer's record (made if it has none), decided with the other UP functions' links as
+    /// the alternates, and put back. `None` if the peer has no record and the table has no
+    /// room for one.
+    fn decide(
+        &mut self,
+        peer: SocketAddr,
+        req: &CpRequest<'_>,
+        now: Instant,
+    ) -> Option<CpDecision> {
+        let cp = self.cp.as_mut()?;
+        let id = self.peers.insert(peer, now)?;
+        let record = self.peers.record_mut(id)?;
+        let mut link = match record.up.take() {
+            Some(l) => l,
+            None => Box::new(cp.link(&req.dest.node, now)),
+        };
+        let decision = cp.decide(&mut link, &mut self.peers, req, now);
+        if let Some(record) = self.peers.record_mut(id) {
+            record.up = Some(link);
+        }
+        Some(decision)
     }
 
     /// Send an application request the CP pipeline let through (or that needs no decision):
@@ -242,8 +277,8 @@ impl Node {
                 Ok(id)
             }
             Err(e) => {
-                if let (Some(cp), Some(d)) = (self.cp.as_mut(), dest) {
-                    cp.transaction_ended(&d);
+                if dest.is_some() {
+                    self.with_link(peer, |cp, link| cp.transaction_ended(link));
                 }
                 if report {
                     self.report_ended(&peer);
@@ -405,21 +440,22 @@ impl Node {
         if o.report {
             self.report_ended(&peer);
         }
-        if let (Some(cp), Some(dest)) = (self.cp.as_mut(), o.dest.as_ref()) {
-            // An establishment's UP F-SEID names the entity for the OCI it carries.
-            let from = if o.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-                Destination::node(dest.node.clone())
-            } else {
-                dest.clone()
-            };
-            let _ = cp.handle_response(&from, msg, now);
-            cp.transaction_ended(dest);
-        }
         let cause = msg.cause().ok().flatten();
-        if o.exempt && cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION) {
-            if let (Some(cp), Some(dest)) = (self.cp.as_mut(), o.dest.as_ref()) {
-                cp.exempt_refused(&dest.node, now);
-            }
+        if let Some(dest) = o.dest.as_ref() {
+            // An establishment's UP F-SEID names the entity for the OCI it carries.
+            let entity = if o.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
+                None
+            } else {
+                dest.entity
+            };
+            let refused = o.exempt && cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION);
+            self.with_link(peer, |cp, link| {
+                cp.handle_message(link, entity, msg, now);
+                cp.transaction_ended(link);
+                if refused {
+                    cp.exempt_refused(link, now);
+                }
+            });
         }
         let accepted = cause.and_then(Cause::is_acceptance) == Some(true);
         if accepted {
@@ -560,8 +596,50 @@ impl Node {
         if o.report {
             self.report_ended(&peer);
         }
-        if let (Some(cp), Some(dest)) = (self.cp.as_mut(), o.dest.as_ref()) {
-            cp.transaction_ended(dest);
+        if o.dest.is_some() {
+            self.with_link(peer, |cp, link| cp.transaction_ended(link));
+        }
+    }
+
+    /// Run `f` on the CP policy and the link of the UP function at `peer`, if both exist.
+    pub(super) fn with_link(
+        &mut self,
+        peer: SocketAddr,
+        f: impl FnOnce(&mut CpPolicy, &mut UpLink),
+    ) {
+        let (Some(cp), Some(link)) = (
+            self.cp.as_mut(),
+            self.peers
+                .record_at_mut(&peer)
+                .and_then(|p| p.up.as_deref_mut()),
+        ) else {
+            return;
+        };
+        f(cp, link);
+    }
+
+    /// The UP function at `peer` was named `node` by its association: its link, made under its
+    /// address before, takes the name, if the egress configuration assigned to `node` is the
+    /// one it was made with (the Association Setup Request then counts on the connection it
+    /// was sent on); otherwise it ends and the next message makes one for `node`.
+    fn name_link(&mut self, peer: SocketAddr, node: &NodeKey) {
+        let Some(cp) = self.cp.as_mut() else {
+            return;
+        };
+        let Some(record) = self.peers.record_at_mut(&peer) else {
+            return;
+        };
+        let Some(link) = record.up.as_deref_mut() else {
+            return;
+        };
+        if link.node() == node {
+            return;
+        }
+        let same = link.egress_throttle().map(|e| *e.config()) == cp.egress_sets().config_for(node);
+        if same && link.held() == 0 {
+            link.rename(node.clone());
+        } else if let Some(old) = record.up.take() {
+            cp.forget(*old);
         }
     }
 
@@ -576,10 +654,7 @@ impl Node {
     pub(super) fn on_peer_event(&mut self, e: PeerEvent, now: Instant) {
         match &e {
             PeerEvent::Associated { peer, node } => {
-                if let Some(cp) = self.cp.as_mut() {
-                    // Counted by address until the association named the UP function.
-                    cp.rekey_peer(&NodeKey::Ip(peer.ip()), node);
-                }
+                self.name_link(*peer, node);
                 let features = self.peers.get(peer).and_then(|p| p.cp_features);
                 if let (Some(adm), Some(f)) = (self.admission.as_mut(), features) {
                     adm.set_peer_features(node.clone(), &f);
@@ -619,8 +694,9 @@ impl Node {
                     info!(event = ?e, "peer event (node still associated elsewhere)");
                     self.sessions.take_peer(peer, None)
                 } else {
-                    if let Some(cp) = self.cp.as_mut() {
-                        cp.reset_peer(&key);
+                    let link = self.peers.record_at_mut(&peer).and_then(|p| p.up.take());
+                    if let (Some(cp), Some(link)) = (self.cp.as_mut(), link) {
+                        cp.forget(*link);
                     }
                     self.settle_holds(now);
                     if !matches!(e, PeerEvent::Released { .. }) {
@@ -646,15 +722,14 @@ impl Node {
                             sessions,
                         }));
                 }
-                match self.peers.record_at(&peer) {
-                    Some(p) if p.kept.is_some() => self.reassociate(peer, now),
-                    // Nothing keeps the record of a peer whose association ended.
-                    Some(p) if !p.info.associated => {
-                        if let Some(id) = self.peers.id(&peer) {
-                            self.peers.remove(id);
-                        }
-                    }
-                    _ => {}
+                // The record stays, idle, with what it counted (its report egress throttle)
+                // until a new peer needs its place.
+                if self
+                    .peers
+                    .record_at(&peer)
+                    .is_some_and(|p| p.kept.is_some())
+                {
+                    self.reassociate(peer, now);
                 }
                 self.drain_xact(now);
             }

@@ -25,9 +25,9 @@ fn storm(
     let (mut exempt, mut others) = (Vec::new(), Vec::new());
     for i in 0..n {
         if i % 5 < 2 {
-            exempt.push(cp.decide(dest, SER, &emergency(), now, i));
+            exempt.push(cp.decide_for(dest, SER, &emergency(), now, i));
         } else {
-            others.push(cp.decide(dest, SER, &low(), now, i));
+            others.push(cp.decide_for(dest, SER, &low(), now, i));
         }
     }
     (exempt, others)
@@ -55,7 +55,7 @@ fn clause_6_2_4_5_1_a_shed_emergency_request_goes_ahead_and_a_lower_one_gives_wa
     let mut gave_way = 0;
     let mut sent = 0;
     for i in 0..200 {
-        match cp.decide(&dest, SER, &low(), now, i) {
+        match cp.decide_for(&dest, SER, &low(), now, i) {
             CpDecision::Reject {
                 reason: RejectReason::Yielded(t),
                 cause,
@@ -107,7 +107,7 @@ fn no_more_than_the_bound_goes_ahead_and_only_while_the_window_is_short() {
     assert_eq!(cp.stats().sent_ahead, 4);
     overload_node(&mut cp, &upf(1), 2, 30, now);
     let decisions: Vec<CpDecision> = (0..100)
-        .map(|i| cp.decide(&dest, SER, &low(), now, i))
+        .map(|i| cp.decide_for(&dest, SER, &low(), now, i))
         .collect();
     assert!(decisions.iter().any(CpDecision::is_send));
     assert_eq!(cp.stats().gave_way, 0, "{decisions:?}");
@@ -125,7 +125,7 @@ fn when_the_exempt_share_is_surely_above_what_the_reduction_leaves_nothing_goes_
     calm_history(&mut cp, &dest, now);
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let decisions: Vec<CpDecision> = (0..300)
-        .map(|i| cp.decide(&dest, SER, &emergency(), now, i))
+        .map(|i| cp.decide_for(&dest, SER, &emergency(), now, i))
         .collect();
     assert!(decisions.iter().any(CpDecision::is_reject));
     assert_eq!(cp.stats().sent_ahead, 0);
@@ -146,7 +146,7 @@ fn the_places_owed_are_forgiven_when_the_reduction_ends_or_the_peer_is_reset() {
         } else {
             overload_node(&mut cp, &upf(1), 2, 0, now);
         }
-        assert!((0..50).all(|i| cp.decide(&dest, SER, &low(), now, i).is_send()));
+        assert!((0..50).all(|i| cp.decide_for(&dest, SER, &low(), now, i).is_send()));
         assert_eq!(cp.stats().gave_way, 0);
     }
 }

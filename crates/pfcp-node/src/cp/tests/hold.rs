@@ -24,7 +24,7 @@ fn until_held(
 ) -> (HoldTicket, Instant, Vec<CpDecision>) {
     let mut others = Vec::new();
     for i in 0..1000 {
-        match cp.decide(dest, SER, &emergency(), now, i) {
+        match cp.decide_for(dest, SER, &emergency(), now, i) {
             CpDecision::Hold {
                 ticket,
                 until,
@@ -59,7 +59,7 @@ fn clause_6_2_4_5_1_a_shed_emergency_request_takes_the_place_of_a_lower_one() {
     // first one it lets through gives its place to the held request.
     let mut shed = 0;
     loop {
-        match cp.decide(&dest, SER, &low(), now, 0) {
+        match cp.decide_for(&dest, SER, &low(), now, 0) {
             CpDecision::Reject {
                 reason: RejectReason::Loss(_),
                 ..
@@ -90,7 +90,7 @@ fn clause_6_2_4_5_1_a_shed_emergency_request_takes_the_place_of_a_lower_one() {
     assert_eq!(stats.unsent.iter().sum::<u64>(), 1);
     assert_eq!(stats.unsent.last(), Some(&0));
     // Nothing held: the next low request the throttle lets through is sent.
-    assert!((0..200).any(|_| cp.decide(&dest, SER, &low(), now, 0).is_send()));
+    assert!((0..200).any(|_| cp.decide_for(&dest, SER, &low(), now, 0).is_send()));
 }
 
 #[test]
@@ -147,7 +147,7 @@ fn held_requests_are_bounded_and_only_while_the_window_is_short() {
     let mut held_at = Vec::new();
     let mut rejected_at = Vec::new();
     for i in 0..1200u64 {
-        match cp.decide(&dest, SER, &emergency(), now, i) {
+        match cp.decide_for(&dest, SER, &emergency(), now, i) {
             CpDecision::Hold { .. } => held_at.push(i),
             CpDecision::Reject { .. } => rejected_at.push(i),
             CpDecision::Send { .. } => {}
@@ -181,7 +181,7 @@ fn without_a_hold_shed_emergency_requests_are_rejected_at_once() {
     let dest = Destination::node(upf(1));
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let decisions: Vec<CpDecision> = (0..300)
-        .map(|i| cp.decide(&dest, SER, &emergency(), now, i))
+        .map(|i| cp.decide_for(&dest, SER, &emergency(), now, i))
         .collect();
     assert!(decisions.iter().any(CpDecision::is_reject));
     assert!(!decisions
@@ -202,11 +202,11 @@ fn when_the_exempt_share_exceeds_what_the_reduction_leaves_nothing_is_held() {
     // 200 requests, 60 % emergency, before the reduction of 50 % (it leaves 50 %).
     for i in 0..200u64 {
         let ctx = if i % 5 < 3 { emergency() } else { low() };
-        assert!(cp.decide(&dest, SER, &ctx, now, i).is_send());
+        assert!(cp.decide_for(&dest, SER, &ctx, now, i).is_send());
     }
     overload_node(&mut cp, &upf(1), 1, 50, now);
     let decisions: Vec<CpDecision> = (0..300)
-        .map(|i| cp.decide(&dest, SER, &emergency(), now, i))
+        .map(|i| cp.decide_for(&dest, SER, &emergency(), now, i))
         .collect();
     assert!(decisions.iter().any(CpDecision::is_reject), "{decisions:?}");
     assert_eq!(cp.stats().held, 0);

@@ -13,18 +13,18 @@ fn run_fall(config: CpConfig, gap_ms: u64, offers: u64) -> (CpStats, Vec<Duratio
     let dest = Destination::node(upf(1));
     for i in 0..3000u64 {
         let now = t0 + Duration::from_millis(i);
-        let _ = cp.decide(&dest, SER, &low(), now, i);
+        let _ = cp.decide_for(&dest, SER, &low(), now, i);
     }
     let fall = t0 + Duration::from_secs(3);
-    let at_fall = *cp.stats();
+    let at_fall = cp.stats();
     let mut sent = Vec::new();
     for k in 0..offers {
         let now = fall + Duration::from_millis(gap_ms * k);
-        if cp.decide(&dest, SER, &low(), now, k).is_send() {
+        if cp.decide_for(&dest, SER, &low(), now, k).is_send() {
             sent.push(now - fall);
         }
     }
-    (at_fall, sent, *cp.stats())
+    (at_fall, sent, cp.stats())
 }
 
 /// A hundredfold fall: one request every 100 ms for 60 s.
