@@ -205,8 +205,12 @@ impl Classifier {
                     .copied()
                     .unwrap_or(c.no_arp_priority)
             });
-            // Empty sets (the usual case) cost two comparisons.
-            let qos = c.qos.best(ctx.qci, ctx.five_qi);
+            // Without QCI / 5QI (the usual case) the QoS table is not consulted.
+            let qos = if ctx.qci.is_empty() && ctx.five_qi.is_empty() {
+                None
+            } else {
+                c.qos.best(ctx.qci, ctx.five_qi)
+            };
             match (arp, qos) {
                 (Some(a), Some(q)) if q < a.min(15) => (q, Rule::Qos),
                 (Some(a), _) => (a, Rule::Arp),
