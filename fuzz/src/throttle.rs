@@ -3,7 +3,8 @@
 //! `throttle_egress.rs` and `throttle_loss.rs`, the Loss throttle's model, with `#[path]`).
 //!
 //! The input is decoded with `arbitrary` into a [`Scenario`] (or, after the [`FORMAT_V2`]
-//! byte, a [`ScenarioV2`]): a configuration for each part of pfcp-throttle (any value of
+//! byte, a [`ScenarioV2`]; after the `FORMAT_V3` byte, the classifiers alone with the QCI /
+//! 5QI inputs, `throttle_c2::ScenarioV3`): a configuration for each part of pfcp-throttle (any value of
 //! every field) and a list of events that drive
 //!
 //! * a [`LossThrottle`] through `decide`, `decide_with_draw` and `decide_message` with any
@@ -421,6 +422,10 @@ pub const FORMAT_V2: u8 = 0x02;
 /// Decode `data` into a [`Scenario`] (or, after [`FORMAT_V2`], a [`ScenarioV2`]) and run it,
 /// checking every invariant after every event.
 pub fn throttle(data: &[u8]) {
+    if let Some((&crate::throttle_c2::FORMAT_V3, rest)) = data.split_first() {
+        crate::throttle_c2::run_v3(rest);
+        return;
+    }
     if let Some((&FORMAT_V2, rest)) = data.split_first() {
         if let Ok(scenario) = ScenarioV2::arbitrary_take_rest(Unstructured::new(rest)) {
             run_v2(&scenario);

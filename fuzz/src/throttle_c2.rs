@@ -13,8 +13,9 @@ use std::time::Instant;
 
 use arbitrary::Arbitrary;
 use pfcp_throttle::classify::{
-    Adjustment, AdjustmentSet, Adjustments, ArpLevels, Registration, RequestState, Rule,
-    ServerAssignmentType, Snssai, StateTracker, SwxRules, TrackerConfig,
+    Adjustment, AdjustmentSet, Adjustments, ArpLevels, QosIds, QosPriorities, QosRange,
+    Registration, RequestState, Rule, ServerAssignmentType, Snssai, StateTracker, SwxRules,
+    TrackerConfig,
 };
 use pfcp_throttle::{
     Classifier, ClassifierConfig, Procedure, RequestContext, SwxClassifier, SwxCommand, SwxRequest,
@@ -40,6 +41,38 @@ pub struct ClassifierSpec {
     snssai_overrides: Vec<((u8, Option<u32>), u8)>,
     adjustments: [i8; 6],
     request_default: u8,
+}
+
+/// The QCI / 5QI table, any value.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct QosSpec {
+    /// Use the default table instead.
+    default: bool,
+    mission_critical: Option<u8>,
+    gbr: Option<u8>,
+    non_gbr: Option<u8>,
+    /// (first, last, priority) per QCI range.
+    qci: Vec<(u8, u8, u8)>,
+    /// (first, last, priority) per 5QI range.
+    five_qi: Vec<(u8, u8, u8)>,
+}
+
+impl QosSpec {
+    fn priorities(&self) -> QosPriorities {
+        if self.default {
+            return QosPriorities::default();
+        }
+        let ranges = |v: &[(u8, u8, u8)]| {
+            v.iter()
+                .take(8)
+                .map(|&(a, b, p)| QosRange::new(a, b, p))
+                .collect()
+        };
+        QosPriorities::default()
+            .with_classes(self.mission_critical, self.gbr, self.non_gbr)
+            .with_qci(ranges(&self.qci))
+            .with_five_qi(ranges(&self.five_qi))
+    }
 }
 
 /// A DNN in a request context.
@@ -226,25 +259,32 @@ pub(crate) fn classify_swx(c: &SwxClassifier, spec: &SwxSpec) {
         assert!(got.adjustments.is_empty());
         return;
     }
-    let (base, dereg) = match command {
-        SwxCommand::Mar => (r.mar, false),
+    let (base, dereg, pgw_update) = match command {
+        SwxCommand::Mar => (r.mar, false, false),
         SwxCommand::Sar(t) => {
             // The documented deregistration values.
             let d = matches!(t.0, 4 | 5 | 6 | 7 | 8 | 11);
             assert_eq!(t.is_deregistration(), d, "{t:?}");
             assert_eq!(t.name().is_some(), t.0 <= 14);
-            (r.sar, d)
+            (r.sar, d, t.0 == 13)
         }
         _ => panic!("a command the model does not know"),
     };
-    assert_eq!(command.code(), if spec.sar.is_some() { 301 } else { 303 });
+    let mar = spec.sar.is_none();
+    assert_eq!(command.code(), if mar { 303 } else { 301 });
     let s = request.state;
+    // The documented table: each fact on the command its sentence names.
+    let registration = s.registration.unwrap_or(Registration::NotRegistered);
     let fired = fired_of(
-        s.releases_resources.unwrap_or(dereg),
-        s.registration.unwrap_or(Registration::NotRegistered),
-        s.follows_admitted.unwrap_or(false),
-        s.additional_session.unwrap_or(false),
-        s.restoration.unwrap_or(spec.aaa_failure_indication),
+        !mar && s.releases_resources.unwrap_or(dereg),
+        if mar || registration == Registration::Registered {
+            Some(registration)
+        } else {
+            None
+        },
+        !mar && s.follows_admitted.unwrap_or(false),
+        pgw_update && s.additional_session.unwrap_or(false),
+        mar && s.restoration.unwrap_or(spec.aaa_failure_indication),
     );
     let step = step_of(&r.adjustments, &fired);
     let v = (i32::from(base.min(15)) + step).clamp(1, 15);
@@ -301,6 +341,60 @@ pub enum TrackEvent {
         /// The request, whose state overrides the tracked one.
         request: ContextSpecV2,
     },
+}
+
+/// The first byte of an input in the third format ([`ScenarioV3`]): the classifiers alone,
+/// with the QCI / 5QI inputs of the PFCP table. The first two formats stay as they are, so
+/// that the committed corpus and regressions replay the runs they were found with.
+pub const FORMAT_V3: u8 = 0x03;
+
+/// A run in the third format: a PFCP classifier with any table (the QoS part included) and
+/// the SWx table, on any requests.
+#[derive(Arbitrary, Debug, Clone)]
+pub struct ScenarioV3 {
+    classifier: ClassifierSpec,
+    registered_elsewhere: i8,
+    qos: QosSpec,
+    swx: SwxRulesSpec,
+    events: Vec<ClassifyV3>,
+}
+
+/// One request of the third format.
+#[derive(Arbitrary, Debug, Clone)]
+pub enum ClassifyV3 {
+    /// A PFCP request with any context, C.2 state, QCI and 5QI values.
+    Pfcp {
+        /// The context.
+        context: ContextSpecV2,
+        /// Its QCI values.
+        qci: Vec<u8>,
+        /// Its 5QI values.
+        five_qi: Vec<u8>,
+    },
+    /// A SWx request.
+    Swx(SwxSpec),
+}
+
+/// Decode `data` (after the [`FORMAT_V3`] byte) into a [`ScenarioV3`] and check every
+/// classification against the models.
+pub fn run_v3(data: &[u8]) {
+    let Ok(s) = ScenarioV3::arbitrary_take_rest(arbitrary::Unstructured::new(data)) else {
+        return;
+    };
+    let pfcp = Classifier::new(
+        classifier(&s.classifier, s.registered_elsewhere).with_qos(s.qos.priorities()),
+    );
+    let swx = s.swx.classifier();
+    for event in s.events.iter().take(512) {
+        match event {
+            ClassifyV3::Pfcp {
+                context,
+                qci,
+                five_qi,
+            } => classify_with_qos(&pfcp, context, None, qci, five_qi),
+            ClassifyV3::Swx(spec) => classify_swx(&swx, spec),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,20 +478,21 @@ pub(crate) fn step_of(a: &Adjustments, fired: &[Adjustment]) -> i32 {
 /// The adjustments the documented rules fire for resolved facts.
 pub(crate) fn fired_of(
     release: bool,
-    registration: Registration,
+    registration: Option<Registration>,
     follows: bool,
     additional: bool,
     restoration: bool,
 ) -> Vec<Adjustment> {
-    let mut out = vec![if release {
-        Adjustment::Release
+    let first = if release {
+        Some(Adjustment::Release)
     } else {
-        match registration {
+        registration.map(|r| match r {
             Registration::Registered => Adjustment::Registered,
             Registration::RegisteredElsewhere => Adjustment::RegisteredElsewhere,
             Registration::NotRegistered => Adjustment::NotRegistered,
-        }
-    }];
+        })
+    };
+    let mut out: Vec<Adjustment> = first.into_iter().collect();
     for (on, a) in [
         (follows, Adjustment::FollowsAdmitted),
         (additional, Adjustment::AdditionalSession),
@@ -408,6 +503,52 @@ pub(crate) fn fired_of(
         }
     }
     out
+}
+
+/// The documented classes of the standardized values: TS 23.203 Table 6.1.7-A (QCI) and
+/// TS 23.501 Table 5.7.4-1 (5QI). 0: mission-critical, 1: GBR, 2: non-GBR.
+fn qos_class(value: u8, five_qi: bool) -> Option<u8> {
+    const MISSION_CRITICAL: [u8; 8] = [65, 67, 69, 70, 82, 83, 84, 85];
+    const GBR: [u8; 11] = [1, 2, 3, 4, 66, 71, 72, 73, 74, 75, 76];
+    const NON_GBR: [u8; 8] = [5, 6, 7, 8, 9, 10, 79, 80];
+    if MISSION_CRITICAL.contains(&value) {
+        Some(0)
+    } else if GBR.contains(&value) || (five_qi && (86..=90).contains(&value)) {
+        Some(1)
+    } else if NON_GBR.contains(&value) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// The documented QoS table: per value, the first range holding it, else its class's
+/// priority; at most 15; the smallest over every value of both sets.
+fn qos_best(q: &QosPriorities, qci: QosIds, five_qi: QosIds) -> Option<u8> {
+    let one = |ranges: &[QosRange], v: u8, is_5qi: bool| {
+        let p = match ranges.iter().find(|r| r.first <= v && v <= r.last) {
+            Some(r) => Some(r.priority),
+            None => match qos_class(v, is_5qi) {
+                Some(0) => q.mission_critical,
+                Some(1) => q.gbr,
+                Some(_) => q.non_gbr,
+                None => None,
+            },
+        };
+        p.map(|p| p.min(15))
+    };
+    (0u8..=255)
+        .flat_map(|v| {
+            [
+                qci.contains(v).then(|| one(&q.qci, v, false)).flatten(),
+                five_qi
+                    .contains(v)
+                    .then(|| one(&q.five_qi, v, true))
+                    .flatten(),
+            ]
+        })
+        .flatten()
+        .min()
 }
 
 /// Expected (priority, exempt, rule, adjustments, step) for the documented PFCP table.
@@ -443,16 +584,21 @@ fn expected(
         .snssai
         .and_then(|s| c.snssai_overrides.iter().find(|(n, _)| *n == s));
     let arp = (1u8..=15).find(|l| ctx.arp.contains(*l));
+    let qos = qos_best(&c.qos, ctx.qci, ctx.five_qi);
     let (base, rule) = if let Some((_, p)) = dnn {
         (*p, Rule::Dnn)
     } else if let Some((_, p)) = snssai {
         (*p, Rule::Snssai)
     } else if ctx.low_access_priority {
         (c.low_access_priority, Rule::LowAccessPriority)
-    } else if let Some(level) = arp {
-        (c.arp_map[usize::from(level) - 1], Rule::Arp)
     } else {
-        (c.no_arp_priority, Rule::Default)
+        // The more important of the ARP's and the QoS table's; the ARP's on a tie.
+        match (arp.map(|l| c.arp_map[usize::from(l) - 1]), qos) {
+            (Some(a), Some(q)) if q < a.min(15) => (q, Rule::Qos),
+            (Some(a), _) => (a, Rule::Arp),
+            (None, Some(q)) => (q, Rule::Qos),
+            (None, None) => (c.no_arp_priority, Rule::Default),
+        }
     };
     let s = ctx.state;
     let p = ctx.procedure;
@@ -465,17 +611,19 @@ fn expected(
                 | Procedure::SessionSet
         )
     );
+    // The additional-session and restoration steps on the first request of a session only.
+    let first_request = matches!(p, None | Some(Procedure::SessionEstablishment));
     let fired = fired_of(
         s.releases_resources
             .unwrap_or(p == Some(Procedure::SessionDeletion)),
-        s.registration.unwrap_or(if existing {
+        Some(s.registration.unwrap_or(if existing {
             Registration::Registered
         } else {
             Registration::NotRegistered
-        }),
+        })),
         s.follows_admitted.unwrap_or(false),
-        s.additional_session.unwrap_or(false),
-        s.restoration.unwrap_or(false),
+        first_request && s.additional_session.unwrap_or(false),
+        first_request && s.restoration.unwrap_or(false),
     );
     let step = step_of(&c.adjustments, &fired);
     let v = (i32::from(base.min(15)) + step).clamp(1, 15);
@@ -485,6 +633,17 @@ fn expected(
 /// Classify the context of `spec` (its state replaced by `state` if given) and check it
 /// against the model.
 pub(crate) fn classify(c: &Classifier, spec: &ContextSpecV2, state: Option<RequestState>) {
+    classify_with_qos(c, spec, state, &[], &[]);
+}
+
+/// [`classify`] with the QCI and 5QI values of the context (the third format).
+pub(crate) fn classify_with_qos(
+    c: &Classifier,
+    spec: &ContextSpecV2,
+    state: Option<RequestState>,
+    qci: &[u8],
+    five_qi: &[u8],
+) {
     let config = c.config();
     let dnn: Option<String> = match &spec.dnn {
         DnnSpec::Absent => None,
@@ -514,6 +673,8 @@ pub(crate) fn classify(c: &Classifier, spec: &ContextSpecV2, state: Option<Reque
         emergency: spec.emergency,
         emps: spec.emps,
         arp: ArpLevels::from_levels(&spec.arp_levels),
+        qci: QosIds::from_values(qci),
+        five_qi: QosIds::from_values(five_qi),
         low_access_priority: spec.low_access_priority,
         dnn: dnn.as_deref().map(Cow::Borrowed),
         snssai,
@@ -521,6 +682,12 @@ pub(crate) fn classify(c: &Classifier, spec: &ContextSpecV2, state: Option<Reque
     };
     for l in &spec.arp_levels {
         assert_eq!(ctx.arp.contains(*l), (1..=15).contains(l), "ARP set {l}");
+    }
+    for (set, values) in [(ctx.qci, qci), (ctx.five_qi, five_qi)] {
+        let mut sorted = values.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(set.iter().collect::<Vec<_>>(), sorted, "QoS set");
     }
     let got = c.classify(&ctx);
     // Owned and borrowed contexts classify alike.

@@ -27,12 +27,16 @@
 //! | 4 | DNN override (operator table) | as configured | 6.2.4.5.1 "APN/DNN" |
 //! | 5 | S-NSSAI override (operator table) | as configured | 5GS counterpart of the APN rule |
 //! | 6 | Low Access Priority (LAPI) | base 14 | 6.2.4.5.1 "LAPI" |
-//! | 7 | otherwise the highest ARP of the bearers / QoS flows concerned | ARP level 1..15 mapped to 1..15 | 6.2.4.5.2 "highest priority ARP" |
-//! | 8 | no ARP known | base 8 | configurable default |
+//! | 7 | otherwise the more important of the highest ARP of the bearers / QoS flows concerned and their most important QCI / 5QI ([`Rule::Arp`] on a tie, [`Rule::Qos`] when the QCI / 5QI ranks higher) | ARP level 1..15 mapped to 1..15; QCI / 5QI: mission-critical 2, other GBR 5, non-GBR none ([`QosPriorities`]) | 6.2.4.5.2 "highest priority ARP"; 6.2.4.5.1 "QCI"; TS 23.203 Table 6.1.7-A, TS 23.501 Table 5.7.4-1 |
+//! | 8 | neither known (no ARP, no QCI / 5QI with a priority) | base 8 | configurable default |
+//!
+//! A request without QCI or 5QI ranks exactly as the table without rule 7's QoS half: the
+//! QoS values can only raise a request above what its ARP gives, never lower it.
 //!
 //! Rules 1-3 are fixed (no adjustment). Otherwise the state-aware adjustments follow (steps
 //! towards 0 are *higher* priority), clamped to 1..=15 so that priority 0 stays reserved for
-//! the exempt classes. One of the first four applies, and any of the last three:
+//! the exempt classes. One of the first four applies, and any of the last three, each only to
+//! the requests its sentence names:
 //!
 //! | C.2 sentence | PFCP counterpart | [`Adjustment`] | default step | fires when |
 //! |---|---|---|---|---|
@@ -40,9 +44,13 @@
 //! | "if the user is registered ... a higher priority ... to maintain the service" | work on an established session | `Registered` | -2 | `registration`, default: Modification, Deletion, Report, Session Set |
 //! | "registered ... with another 3GPP AAA server ... this relates to a new session" | (a session held by another CP) | `RegisteredElsewhere` | 0 | `registration` only |
 //! | "if the user is not already registered ... a lower priority to the MAR" | Session Establishment (new work) | `NotRegistered` | 0 | `registration`, default: Establishment and the rest |
-//! | "after a not throttled and successful MAR, the subsequent requests (SARs) have a higher priority" | a later step of a procedure whose first step was admitted and succeeded (the Modification completing an admitted Establishment) | `FollowsAdmitted` | -3 | `follows_admitted` |
-//! | "SAR indicates a PGW_UPDATE and is related to an additional Diameter session ... a lower priority" | an additional session of a UE already served | `AdditionalSession` | +2 | `additional_session` |
-//! | "in a restoration procedure ... a lower priority may be given to such MAR messages" | re-establishment after a UP restart | `Restoration` | +4 | `restoration` |
+//! | "after a not throttled and successful MAR, the subsequent requests (SARs) have a higher priority" | a later request of a procedure whose first step was admitted and succeeded (the Modification completing an admitted Establishment; the Establishment at a second UP function of the same procedure) | `FollowsAdmitted` | -3 | `follows_admitted`, any procedure |
+//! | "if a SAR indicates a PGW_UPDATE and is related to an additional Diameter session ... a lower priority may be given to this SAR" | the Session Establishment of an additional session of a UE already served | `AdditionalSession` | +2 | `additional_session`, on a Session Establishment (or no procedure) only |
+//! | "in a restoration procedure ... a lower priority may be given to such MAR messages" | the re-establishment after a UP function's failure | `Restoration` | +4 | `restoration`, on a Session Establishment (or no procedure) only |
+//!
+//! The last two fire on the first request of a session only, as C.2 lowers "this SAR" and
+//! "such MAR messages" only: the work that follows an admitted re-establishment ranks as any
+//! other (and higher while it follows an admitted first step).
 //!
 //! `docs/throttle.md` lists each rule with the code and the test that holds it.
 //!
@@ -55,12 +63,14 @@ use pfcp_wire::{MessagePriority, MessageType};
 
 mod config;
 mod context;
+mod qos;
 mod rules;
 mod swx;
 mod tracker;
 
 pub use config::ClassifierConfig;
 pub use context::{ArpLevels, Registration, RequestContext, RequestState, Snssai};
+pub use qos::{QosClass, QosIds, QosPriorities, QosRange};
 pub use rules::{Adjustment, AdjustmentSet, Adjustments, Classification, Rule};
 pub use swx::{ServerAssignmentType, SwxClassifier, SwxCommand, SwxRequest, SwxRules};
 pub use tracker::{StateTracker, TrackerConfig, TrackerStats};
@@ -115,6 +125,13 @@ impl Procedure {
     /// into a failure of the peer (digest 6.3 recommendation).
     pub const fn is_throttled(self) -> bool {
         !matches!(self, Procedure::Heartbeat | Procedure::Association)
+    }
+
+    /// Whether the procedure starts a session (Session Establishment): the PFCP counterpart
+    /// of C.2's MAR, the only request the `AdditionalSession` and `Restoration` adjustments
+    /// fire on.
+    pub const fn starts_session(self) -> bool {
+        matches!(self, Procedure::SessionEstablishment)
     }
 
     /// Whether the procedure works on sessions that exist (Modification, Deletion, Report,
@@ -181,15 +198,25 @@ impl Classifier {
             (p, Rule::Snssai)
         } else if ctx.low_access_priority {
             (c.low_access_priority, Rule::LowAccessPriority)
-        } else if let Some(level) = ctx.arp.highest() {
-            let mapped = c
-                .arp_map
-                .get(usize::from(level).saturating_sub(1))
-                .copied()
-                .unwrap_or(c.no_arp_priority);
-            (mapped, Rule::Arp)
         } else {
-            (c.no_arp_priority, Rule::Default)
+            let arp = ctx.arp.highest().map(|level| {
+                c.arp_map
+                    .get(usize::from(level).saturating_sub(1))
+                    .copied()
+                    .unwrap_or(c.no_arp_priority)
+            });
+            // Without QCI / 5QI (the usual case) the QoS table is not consulted.
+            let qos = if ctx.qci.is_empty() && ctx.five_qi.is_empty() {
+                None
+            } else {
+                c.qos.best(ctx.qci, ctx.five_qi)
+            };
+            match (arp, qos) {
+                (Some(a), Some(q)) if q < a.min(15) => (q, Rule::Qos),
+                (Some(a), _) => (a, Rule::Arp),
+                (None, Some(q)) => (q, Rule::Qos),
+                (None, None) => (c.no_arp_priority, Rule::Default),
+            }
         };
         Classification::adjusted(base, rule, resolve(ctx), &c.adjustments)
     }
@@ -207,24 +234,27 @@ impl Classifier {
     }
 }
 
-/// The PFCP table's defaults for the facts the caller left `None`.
+/// The PFCP table's defaults for the facts the caller left `None`, each limited to the
+/// requests its rule names.
 fn resolve(ctx: &RequestContext<'_>) -> Resolved {
     let s = ctx.state;
     let procedure = ctx.procedure;
+    // No procedure is treated like a new session.
+    let starts_session = procedure.is_none_or(Procedure::starts_session);
     Resolved {
         release: s
             .releases_resources
             .unwrap_or(procedure == Some(Procedure::SessionDeletion)),
-        registration: s.registration.unwrap_or(
+        registration: Some(s.registration.unwrap_or(
             if procedure.is_some_and(Procedure::works_on_existing_session) {
                 Registration::Registered
             } else {
                 Registration::NotRegistered
             },
-        ),
+        )),
         follows_admitted: s.follows_admitted.unwrap_or(false),
-        additional_session: s.additional_session.unwrap_or(false),
-        restoration: s.restoration.unwrap_or(false),
+        additional_session: starts_session && s.additional_session.unwrap_or(false),
+        restoration: starts_session && s.restoration.unwrap_or(false),
     }
 }
 

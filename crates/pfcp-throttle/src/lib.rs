@@ -8,7 +8,8 @@
 //!   6.2.4.5 (exempt eMPS/emergency last, low priority first), deterministic (priority
 //!   first, or window-exact) or Annex A.1 random mode.
 //! * [`classify`]: the message priority of a request from its procedure and session context
-//!   (emergency, eMPS, ARP, LAPI, DNN/S-NSSAI, and the state-aware rules of TS 29.273 C.2).
+//!   (emergency, eMPS, ARP, QCI / 5QI, LAPI, DNN/S-NSSAI, and the state-aware rules of TS
+//!   29.273 C.2).
 //! * [`egress`]: per-connection egress throttling with up to three throttle/abatement threshold
 //!   levels and a hard cap at the maximum egress message rate (the signalling-router "PCEMT"
 //!   scheme), answers never throttled.
@@ -96,8 +97,8 @@ pub use pfcp_wire::MessagePriority;
 
 pub use classify::{
     Adjustment, AdjustmentSet, ArpLevels, Classification, Classifier, ClassifierConfig, Procedure,
-    Registration, RequestContext, RequestState, Rule, StateTracker, SwxClassifier, SwxCommand,
-    SwxRequest, TrackerConfig,
+    QosIds, QosPriorities, Registration, RequestContext, RequestState, Rule, StateTracker,
+    SwxClassifier, SwxCommand, SwxRequest, TrackerConfig,
 };
 pub use egress::{
     EgressConfig, EgressConfigError, EgressConfigSets, EgressDecision, EgressPermit, EgressStats,

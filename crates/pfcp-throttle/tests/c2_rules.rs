@@ -2,7 +2,8 @@
 //! named by the sentence, through the public API: the SWx table as the annex states it for a
 //! 3GPP AAA server towards an HSS, and the PFCP table's counterpart of each state-aware rule.
 //! Where a sentence says what is throttled first, the classes go through a real
-//! [`LossThrottle`].
+//! [`LossThrottle`]. Each rule fires only on the request its sentence names; the tests of the
+//! interactions between two sentences say which two.
 
 use std::time::Duration;
 
@@ -23,6 +24,41 @@ fn swx(request: SwxRequest) -> Classification {
 
 fn registered() -> RequestState {
     RequestState::UNKNOWN.with_registration(Registration::Registered)
+}
+
+/// Every C.2 state: each fact unknown, false or true (registration: unknown or one of three).
+fn every_state() -> Vec<RequestState> {
+    let flags = [None, Some(false), Some(true)];
+    let registrations = [
+        None,
+        Some(Registration::NotRegistered),
+        Some(Registration::RegisteredElsewhere),
+        Some(Registration::Registered),
+    ];
+    let mut out = Vec::new();
+    for registration in registrations {
+        for additional_session in flags {
+            for restoration in flags {
+                for releases_resources in flags {
+                    out.push(RequestState {
+                        registration,
+                        follows_admitted: None,
+                        additional_session,
+                        restoration,
+                        releases_resources,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every SWx command: a MAR and a SAR of each Server-Assignment-Type.
+fn every_command() -> Vec<SwxRequest> {
+    let mut out = vec![SwxRequest::mar()];
+    out.extend((0..=14).map(|t| SwxRequest::sar(ServerAssignmentType(t))));
+    out
 }
 
 fn value(c: Classification) -> u8 {
@@ -258,6 +294,36 @@ mod swx_table {
         tracker.on_procedure_complete(&"sta-9");
         let later = tracker.state(Some(&"sta-9"), Some(&"u9"), now + Duration::from_secs(1));
         assert_eq!(later.follows_admitted, None);
+        // The subsequent requests are SARs: a MAR is the first step, and the flag does not
+        // raise it.
+        let flagged =
+            swx(SwxRequest::mar().with_state(RequestState::UNKNOWN.with_follows_admitted(true)));
+        assert_eq!(flagged, swx(SwxRequest::mar()));
+    }
+
+    #[test]
+    fn after_a_not_throttled_and_successful_mar_every_subsequent_sar_ranks_above_that_mar() {
+        // "... otherwise it would mean that the initial MAR command processed by the
+        // (overloaded) HSS has been useless": whatever else is known of the user (registered
+        // or not, an additional PDN connection, a restoration, the AAA-Failure-Indication on
+        // both requests), the SAR after an admitted MAR ranks above the MAR, so the throttle
+        // that admitted the MAR admits the SAR.
+        for state in every_state() {
+            for indication in [false, true] {
+                let mar = swx(SwxRequest::mar()
+                    .with_aaa_failure_indication(indication)
+                    .with_state(state));
+                for sar in every_command().into_iter().skip(1) {
+                    let follow_up = swx(sar
+                        .with_aaa_failure_indication(indication)
+                        .with_state(state.with_follows_admitted(true)));
+                    assert!(
+                        value(follow_up) < value(mar),
+                        "{follow_up} after {mar} ({state:?}, {sar:?})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -304,8 +370,42 @@ mod swx_table {
             .contains(Adjustment::AdditionalSession));
         assert!(additional.adjustments.contains(Adjustment::Registered));
         low_is_throttled_first(additional, first);
-        // The table's choice: below a first attach too (the user keeps the service it has).
-        low_is_throttled_first(additional, swx(SwxRequest::mar()));
+        // The table's choice: it ranks as the new work it is, with a first attach, not above.
+        assert_eq!(value(additional), value(swx(SwxRequest::mar())));
+        // "this SAR" only: a SAR of another type for the same session is not lowered.
+        for t in [
+            ServerAssignmentType::REGISTRATION,
+            ServerAssignmentType::AAA_USER_DATA_REQUEST,
+            ServerAssignmentType::RESTORATION,
+        ] {
+            let c = swx(SwxRequest::sar(t).with_state(state));
+            assert!(
+                !c.adjustments.contains(Adjustment::AdditionalSession),
+                "{c}"
+            );
+            assert_eq!(c, swx(SwxRequest::sar(t).with_state(registered())));
+        }
+    }
+
+    #[test]
+    fn a_registered_users_mar_for_a_second_pdn_connection_is_not_lowered_by_the_pgw_update_rule() {
+        // The interaction of "if the user is registered ... a higher priority to the MAR or
+        // SAR commands" with "... a lower priority may be given to this SAR": the lower
+        // priority is the PGW_UPDATE SAR's, not the MAR's. The registered user's MAR for an
+        // additional S6b session ranks as a registered user's MAR, above a new attach.
+        let now = t0();
+        let mut users: StateTracker<&str, &str, ()> =
+            StateTracker::new(TrackerConfig::default().with_registration_per_ue(true));
+        users.on_established("s6b-1", Some("imsi-4"), None, now);
+        let state = users.state(Some(&"s6b-2"), Some(&"imsi-4"), now);
+        assert_eq!(state.additional_session, Some(true));
+        let mar = swx(SwxRequest::mar().with_state(state));
+        assert!(
+            !mar.adjustments.contains(Adjustment::AdditionalSession),
+            "{mar}"
+        );
+        assert_eq!(mar, swx(SwxRequest::mar().with_state(registered())));
+        low_is_throttled_first(swx(SwxRequest::mar()), mar);
     }
 
     #[test]
@@ -325,6 +425,47 @@ mod swx_table {
             .with_aaa_failure_indication(true)
             .with_state(RequestState::UNKNOWN.with_restoration(false)));
         assert!(!overridden.adjustments.contains(Adjustment::Restoration));
+        // "such MAR messages" only: no SAR is lowered by the indication or the flag.
+        for sar in every_command().into_iter().skip(1) {
+            for c in [
+                swx(sar.with_aaa_failure_indication(true)),
+                swx(sar.with_state(RequestState::UNKNOWN.with_restoration(true))),
+            ] {
+                assert!(!c.adjustments.contains(Adjustment::Restoration), "{c}");
+                assert_eq!(c, swx(sar));
+            }
+        }
+    }
+
+    #[test]
+    fn a_sar_after_an_admitted_restoration_mar_ranks_above_a_new_attach() {
+        // The interaction of the restoration sentence ("a lower priority ... to such MAR
+        // messages") with "after a not throttled and successful MAR, the subsequent requests
+        // (SARs) have a higher priority": the restoration's MAR ranks low, but once admitted
+        // and answered, its SAR (RESTORATION, the access's request still carrying the
+        // AAA-Failure-Indication) ranks as any SAR after an admitted MAR, above a new
+        // attach's MAR, or the HSS's work on the restoration MAR would be wasted.
+        let now = t0();
+        let mut users: StateTracker<&str, &str, ()> =
+            StateTracker::new(TrackerConfig::default().with_registration_per_ue(true));
+        let elsewhere = RequestState::UNKNOWN.with_registration(Registration::RegisteredElsewhere);
+        let mar = swx(SwxRequest::mar()
+            .with_aaa_failure_indication(true)
+            .with_state(elsewhere.or(users.state(Some(&"sta-5"), Some(&"imsi-5"), now))));
+        assert!(mar.adjustments.contains(Adjustment::Restoration), "{mar}");
+        let mut hss = LossThrottle::default();
+        assert!(hss.decide(mar.class).is_send(), "admitted");
+        users.on_first_step_succeeded("sta-5", now);
+        let sar = swx(SwxRequest::sar(ServerAssignmentType::RESTORATION)
+            .with_aaa_failure_indication(true)
+            .with_state(elsewhere.or(users.state(Some(&"sta-5"), Some(&"imsi-5"), now))));
+        assert!(
+            sar.adjustments.contains(Adjustment::FollowsAdmitted),
+            "{sar}"
+        );
+        assert!(!sar.adjustments.contains(Adjustment::Restoration), "{sar}");
+        low_is_throttled_first(swx(SwxRequest::mar()), sar);
+        low_is_throttled_first(mar, sar);
     }
 
     #[test]
@@ -448,6 +589,21 @@ mod pfcp_counterparts {
             pfcp(establishment().with_state(sessions.state(Some(&2), Some(&"supi-1"), now)));
         assert!(second.adjustments.contains(Adjustment::AdditionalSession));
         low_is_throttled_first(second, pfcp(establishment()));
+        // "this SAR" only: the requests on the additional session once it is established
+        // rank as on any session, even where the caller still says "additional".
+        let flagged = RequestState::UNKNOWN.with_additional_session(true);
+        for procedure in [
+            Procedure::SessionModification,
+            Procedure::SessionReport,
+            Procedure::SessionDeletion,
+        ] {
+            let c = pfcp(RequestContext::new(procedure).with_state(flagged));
+            assert!(
+                !c.adjustments.contains(Adjustment::AdditionalSession),
+                "{c}"
+            );
+            assert_eq!(c, pfcp(RequestContext::new(procedure)));
+        }
     }
 
     #[test]
@@ -461,6 +617,61 @@ mod pfcp_counterparts {
         let again = pfcp(establishment().with_state(sessions.state(Some(&1), None, now)));
         assert!(again.adjustments.contains(Adjustment::Restoration));
         low_is_throttled_first(again, pfcp(establishment()));
+    }
+
+    #[test]
+    fn a_request_after_an_admitted_re_establishment_ranks_above_a_new_establishment() {
+        // The interaction of "such MAR messages" (the restoration's first request only) with
+        // "after a not throttled and successful MAR, the subsequent requests ... have a
+        // higher priority": once the re-establishment was admitted and accepted, the
+        // Modification that completes it ranks above new work, even where the caller still
+        // marks it as part of the restoration.
+        let now = t0();
+        let mut sessions: StateTracker<u64, &str, &str> =
+            StateTracker::new(TrackerConfig::default());
+        sessions.on_established(1, Some("supi-1"), Some("upf-a"), now);
+        sessions.on_peer_restart(&"upf-a", now);
+        let again = pfcp(establishment().with_state(sessions.state(Some(&1), None, now)));
+        assert!(again.adjustments.contains(Adjustment::Restoration));
+        sessions.on_established(1, Some("supi-1"), Some("upf-a"), now);
+        sessions.on_first_step_succeeded(1, now);
+        let marked = RequestState::UNKNOWN
+            .with_restoration(true)
+            .or(sessions.state(Some(&1), None, now));
+        let modification =
+            pfcp(RequestContext::new(Procedure::SessionModification).with_state(marked));
+        assert!(
+            !modification.adjustments.contains(Adjustment::Restoration),
+            "{modification}"
+        );
+        assert!(modification
+            .adjustments
+            .contains(Adjustment::FollowsAdmitted));
+        low_is_throttled_first(pfcp(establishment()), modification);
+        low_is_throttled_first(again, modification);
+    }
+
+    #[test]
+    fn after_an_admitted_establishment_every_later_request_ranks_above_that_establishment() {
+        // The PFCP counterpart of "otherwise ... the initial MAR ... has been useless": for
+        // every state, a Modification, Report or Deletion that follows an admitted
+        // Establishment ranks above the Establishment with the same facts.
+        for state in every_state() {
+            let first = pfcp(establishment().with_state(state));
+            for procedure in [
+                Procedure::SessionModification,
+                Procedure::SessionReport,
+                Procedure::SessionDeletion,
+            ] {
+                let later = pfcp(
+                    RequestContext::new(procedure).with_state(state.with_follows_admitted(true)),
+                );
+                assert!(
+                    value(later) < value(first),
+                    "{later} after {first} ({state:?})"
+                );
+            }
+        }
     }
 
     #[test]

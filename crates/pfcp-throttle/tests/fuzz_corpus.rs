@@ -54,3 +54,14 @@ fn pseudo_random_v2_inputs() {
         throttle::throttle(&input);
     });
 }
+
+/// The third format ([`throttle_c2::FORMAT_V3`]: the classifiers alone, with the QCI / 5QI
+/// inputs) on pseudo-random inputs.
+#[test]
+fn pseudo_random_v3_inputs() {
+    replay::pseudo_random(3000, 2000, |data| {
+        let mut input = vec![throttle_c2::FORMAT_V3];
+        input.extend_from_slice(data);
+        throttle::throttle(&input);
+    });
+}

@@ -1,6 +1,7 @@
 //! The PFCP rule table ([`ClassifierConfig`]), loadable as data with the `serde` feature.
 
 use super::context::Snssai;
+use super::qos::QosPriorities;
 use super::rules::Adjustments;
 
 /// The PFCP classifier's configuration. See the [module docs](super) for the default table.
@@ -19,8 +20,12 @@ pub struct ClassifierConfig {
     pub emps_exempt: bool,
     /// Base priority for ARP priority level 1..=15 (index 0 = level 1). Default: level n -> n.
     pub arp_map: [u8; 15],
-    /// Base priority when no ARP is known. Default 8.
+    /// Base priority when no ARP is known and no QCI / 5QI gives one. Default 8.
     pub no_arp_priority: u8,
+    /// Base priorities of QCI and 5QI values (TS 29.244 6.2.4.5.1 "QCI"), ranked together
+    /// with the ARP: the more important of the two gives the base. Default: mission-critical
+    /// values 2, other GBR values 5, non-GBR values none (see [`QosPriorities`]).
+    pub qos: QosPriorities,
     /// Base priority of Low Access Priority UEs. Default 14.
     pub low_access_priority: u8,
     /// Fixed priority per DNN (case-insensitive), before the ARP rule. Default empty.
@@ -46,6 +51,7 @@ impl Default for ClassifierConfig {
             emps_exempt: true,
             arp_map: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
             no_arp_priority: 8,
+            qos: QosPriorities::default(),
             low_access_priority: 14,
             dnn_overrides: Vec::new(),
             snssai_overrides: Vec::new(),
@@ -90,6 +96,12 @@ impl ClassifierConfig {
     #[must_use]
     pub fn with_no_arp_priority(mut self, no_arp_priority: u8) -> Self {
         self.no_arp_priority = no_arp_priority;
+        self
+    }
+    /// With `qos` set (see the field).
+    #[must_use]
+    pub fn with_qos(mut self, qos: QosPriorities) -> Self {
+        self.qos = qos;
         self
     }
     /// With `low_access_priority` set (see the field).

@@ -1,11 +1,12 @@
 //! What a sender knows about a request before it classifies it: the PFCP
-//! [`RequestContext`] (procedure, emergency, eMPS, ARP, LAPI, DNN, S-NSSAI) and the
+//! [`RequestContext`] (procedure, emergency, eMPS, ARP, QCI / 5QI, LAPI, DNN, S-NSSAI) and the
 //! [`RequestState`] of TS 29.273 Annex C.2 that both rule tables read (registered or not,
 //! a follow-up of an admitted first request, an additional session, a restoration, a
 //! release of resources).
 
 use std::borrow::Cow;
 
+use super::qos::QosIds;
 use super::Procedure;
 
 /// An S-NSSAI: slice/service type and optional slice differentiator.
@@ -134,15 +135,19 @@ pub struct RequestState {
     pub registration: Option<Registration>,
     /// The first request of the procedure this request continues was admitted (not
     /// throttled) and succeeded (C.2: "after a not throttled and successful MAR, the
-    /// subsequent requests (SARs) have a higher priority"). `None`: false.
+    /// subsequent requests (SARs) have a higher priority"). Read on SARs only (SWx), on any
+    /// request (PFCP). `None`: false.
     pub follows_admitted: Option<bool>,
     /// An additional PDN connection / PDU session of a UE that already has one (C.2: "a SAR
     /// indicates a PGW_UPDATE and is related to an additional Diameter session ... a lower
-    /// priority may be given"). `None`: false.
+    /// priority may be given to this SAR"). Read on that request only: the SAR PGW_UPDATE
+    /// (SWx), the Session Establishment (PFCP). `None`: false.
     pub additional_session: Option<bool>,
     /// Part of a restoration after a server or peer failure (C.2: the AAA-Failure-Indication
-    /// AVP; PFCP: a re-establishment after a UP function restart). `None`: false, or the
-    /// request's own indication (SWx: [`SwxRequest::aaa_failure_indication`](super::SwxRequest)).
+    /// AVP; PFCP: a re-establishment after a UP function restart). Read on the restoration's
+    /// first request only: the MAR (SWx: "such MAR messages"), the Session Establishment
+    /// (PFCP). `None`: false, or the request's own indication (SWx:
+    /// [`SwxRequest::aaa_failure_indication`](super::SwxRequest)).
     pub restoration: Option<bool>,
     /// The request releases resources at the peer (C.2: "the deregistration of the user ...
     /// has a higher priority as releasing resources in the HSS"). `None`: from the procedure
@@ -211,7 +216,7 @@ impl RequestState {
 /// Borrowed or owned: the DNN is a [`Cow`], so a `RequestContext<'static>` owns its data (a
 /// node can keep one per session or per request profile) and [`RequestContext::reborrow`]
 /// gives a borrowed copy without allocating. Everything else is `Copy` (the ARP levels are a
-/// set of 15 bits).
+/// set of 15 bits, the QCI and 5QI values sets of 256).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct RequestContext<'a> {
     /// The procedure; `None` is treated like a new session (Session Establishment).
@@ -223,6 +228,12 @@ pub struct RequestContext<'a> {
     /// ARP priority levels of every bearer / QoS flow the message concerns; the highest
     /// counts (6.2.4.5.2).
     pub arp: ArpLevels,
+    /// QCI of every EPS bearer the message concerns (TS 23.203 6.1.7; TS 29.244 6.2.4.5.1
+    /// "QCI"); the most important counts. Empty: not known.
+    pub qci: QosIds,
+    /// 5QI of every QoS flow the message concerns (TS 23.501 5.7.2.1, the 5GC counterpart of
+    /// the QCI); the most important counts. Empty: not known.
+    pub five_qi: QosIds,
     /// Low Access Priority Indication of the UE.
     pub low_access_priority: bool,
     /// DNN / APN.
@@ -249,6 +260,8 @@ impl<'a> RequestContext<'a> {
             emergency: self.emergency,
             emps: self.emps,
             arp: self.arp,
+            qci: self.qci,
+            five_qi: self.five_qi,
             low_access_priority: self.low_access_priority,
             dnn: self.dnn.as_deref().map(Cow::Borrowed),
             snssai: self.snssai,
@@ -263,6 +276,8 @@ impl<'a> RequestContext<'a> {
             emergency: self.emergency,
             emps: self.emps,
             arp: self.arp,
+            qci: self.qci,
+            five_qi: self.five_qi,
             low_access_priority: self.low_access_priority,
             dnn: self.dnn.map(|d| Cow::Owned(d.into_owned())),
             snssai: self.snssai,
@@ -292,6 +307,18 @@ impl<'a> RequestContext<'a> {
     #[must_use]
     pub fn with_arp(mut self, levels: impl Into<ArpLevels>) -> Self {
         self.arp = levels.into();
+        self
+    }
+    /// With the QCI values of `values` (see [`QosIds`]).
+    #[must_use]
+    pub fn with_qci(mut self, values: impl Into<QosIds>) -> Self {
+        self.qci = values.into();
+        self
+    }
+    /// With the 5QI values of `values` (see [`QosIds`]).
+    #[must_use]
+    pub fn with_five_qi(mut self, values: impl Into<QosIds>) -> Self {
+        self.five_qi = values.into();
         self
     }
     /// With `low_access_priority` set.

@@ -26,8 +26,11 @@ pub enum Rule {
     Snssai,
     /// Low Access Priority.
     LowAccessPriority,
-    /// The highest ARP.
+    /// The highest ARP (and no QCI / 5QI ranking higher).
     Arp,
+    /// The most important QCI / 5QI, ranking higher than the ARP or with no ARP known (PFCP
+    /// table, [`QosPriorities`](super::QosPriorities)).
+    Qos,
     /// No ARP known (PFCP table).
     Default,
     /// The base priority of the Diameter command (SWx table: MAR, SAR).
@@ -45,6 +48,7 @@ impl Rule {
             Rule::Snssai => "snssai",
             Rule::LowAccessPriority => "lapi",
             Rule::Arp => "arp",
+            Rule::Qos => "qos",
             Rule::Default => "default",
             Rule::Command => "command",
         }
@@ -59,7 +63,8 @@ impl fmt::Display for Rule {
 
 /// One state-aware rule of TS 29.273 Annex C.2 (in the PFCP table, its counterpart). A
 /// classification applies at most one of the first four (release, or the registration
-/// state) and any of the last three.
+/// state) and any of the last three, each only to the requests its sentence names (see the
+/// tables of [`Classifier`](super::Classifier) and [`SwxClassifier`](super::SwxClassifier)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Adjustment {
@@ -76,13 +81,16 @@ pub enum Adjustment {
     NotRegistered,
     /// The first request of the procedure was admitted and succeeded: "the subsequent
     /// requests (SARs) have a higher priority, otherwise ... the initial MAR ... has been
-    /// useless".
+    /// useless". SWx: SARs only.
     FollowsAdmitted,
-    /// An additional session of a UE that has one: "a lower priority may be given to this
-    /// SAR".
+    /// The request that establishes an additional session of a UE that has one: "if a SAR
+    /// indicates a PGW_UPDATE and is related to an additional Diameter session over S6b ...
+    /// a lower priority may be given to this SAR". SWx: that SAR only; PFCP: the Session
+    /// Establishment only.
     AdditionalSession,
-    /// A restoration after a server failure: "restoration procedures may be a source of a
-    /// high signalling traffic ... a lower priority".
+    /// The first request of a restoration after a server failure: "the new 3GPP AAA server
+    /// may give a lower priority to such MAR messages". SWx: MARs only; PFCP: the Session
+    /// Establishment only (the requests after it follow an admitted first step).
     Restoration,
 }
 
@@ -309,9 +317,13 @@ impl Classification {
     ) -> Classification {
         let base = base.min(15);
         // Straight-line: the set and the summed step together (no loop over the table).
-        let first = facts.first();
-        let mut set = AdjustmentSet::EMPTY.with(first);
-        let mut step = i16::from(first.step(table));
+        let (mut set, mut step) = match facts.first() {
+            Some(first) => (
+                AdjustmentSet::EMPTY.with(first),
+                i16::from(first.step(table)),
+            ),
+            None => (AdjustmentSet::EMPTY, 0),
+        };
         for (on, a) in [
             (facts.follows_admitted, Adjustment::FollowsAdmitted),
             (facts.additional_session, Adjustment::AdditionalSession),
@@ -347,30 +359,31 @@ impl fmt::Display for Classification {
     }
 }
 
-/// The C.2 facts of one request once every `None` has its table default: which adjustments
-/// fire.
+/// The C.2 facts of one request once every `None` has its table default and each fact is
+/// limited to the requests its rule names: which adjustments fire.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Resolved {
     pub(crate) release: bool,
-    pub(crate) registration: Registration,
+    /// `None`: no registration rule names this request (SWx: a SAR of a user not registered
+    /// here).
+    pub(crate) registration: Option<Registration>,
     pub(crate) follows_admitted: bool,
     pub(crate) additional_session: bool,
     pub(crate) restoration: bool,
 }
 
 impl Resolved {
-    /// The one of release and the registration states that applies: release replaces the
-    /// registration step; the other three facts add to it.
-    fn first(self) -> Adjustment {
+    /// The one of release and the registration states that applies, if any: release
+    /// replaces the registration step; the other three facts add to it.
+    fn first(self) -> Option<Adjustment> {
         if self.release {
-            Adjustment::Release
-        } else {
-            match self.registration {
-                Registration::Registered => Adjustment::Registered,
-                Registration::RegisteredElsewhere => Adjustment::RegisteredElsewhere,
-                Registration::NotRegistered => Adjustment::NotRegistered,
-            }
+            return Some(Adjustment::Release);
         }
+        self.registration.map(|r| match r {
+            Registration::Registered => Adjustment::Registered,
+            Registration::RegisteredElsewhere => Adjustment::RegisteredElsewhere,
+            Registration::NotRegistered => Adjustment::NotRegistered,
+        })
     }
 }
 

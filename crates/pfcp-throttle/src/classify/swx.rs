@@ -102,7 +102,7 @@ pub struct SwxRequest {
     pub emergency: bool,
     /// The request received from the access carried the AAA-Failure-Indication AVP: a
     /// restoration after the failure of the old AAA server (C.2). Read as
-    /// `state.restoration` when that is `None`.
+    /// `state.restoration` when that is `None`, on a MAR only ("such MAR messages").
     pub aaa_failure_indication: bool,
     /// The C.2 state (registration, follow-up of an admitted MAR, additional session, ...).
     pub state: RequestState,
@@ -163,7 +163,7 @@ pub struct SwxRules {
     pub emergency_priority: u8,
     /// Whether emergency requests are exempt (throttled last). Default true.
     pub emergency_exempt: bool,
-    /// The state-aware steps. Default: the PFCP table's, with `additional_session` +4.
+    /// The state-aware steps. Default: the PFCP table's ([`Adjustments::default`]).
     pub adjustments: Adjustments,
 }
 
@@ -174,10 +174,7 @@ impl Default for SwxRules {
             sar: 8,
             emergency_priority: 0,
             emergency_exempt: true,
-            adjustments: Adjustments {
-                additional_session: 4,
-                ..Adjustments::default()
-            },
+            adjustments: Adjustments::default(),
         }
     }
 }
@@ -209,22 +206,33 @@ impl SwxRules {
 /// overloaded HSS (MAR and SAR), as TS 29.273 Annex C.2 analyses them. No PFCP: the result
 /// is a [`Classification`] whose class feeds the same Loss and egress throttles.
 ///
+/// Each adjustment fires only on the command its sentence names: the registration state
+/// lowers the MAR ("a lower priority to the MAR command"), a registered user's MAR and SAR
+/// rank higher, only SARs follow an admitted MAR, only the SAR PGW_UPDATE of an additional
+/// S6b session is lowered ("this SAR"), only MARs of a restoration are lowered ("such MAR
+/// messages"), and only SARs deregister.
+///
 /// | C.2 sentence | request | fires | default priority |
 /// |---|---|---|---|
 /// | "Diameter requests related to PDN connections for emergency services have the highest priority ... the last to be throttled" | any, `emergency` | [`Rule::Emergency`] (fixed) | 0, exempt (configurable: "depending on regional/national requirements") |
 /// | "if the user is not already registered ... a lower priority to the MAR" (attach, handover from 3GPP access) | MAR, not registered | `NotRegistered` | 8 |
 /// | "registered in the HSS but with another 3GPP AAA server, apart a restoration case ... a new session" | MAR, registered elsewhere | `RegisteredElsewhere` | 8 |
-/// | "after a not throttled and successful MAR, the subsequent requests (SARs) have a higher priority" | SAR REGISTRATION after an admitted MAR | `NotRegistered` + `FollowsAdmitted` | 5 |
+/// | "after a not throttled and successful MAR, the subsequent requests (SARs) have a higher priority" | SAR after an admitted MAR | `FollowsAdmitted` (and `Registered` for a registered user) | 5 (3) |
 /// | "if the user is registered ... a higher priority to the MAR or SAR commands ... to maintain the service" | MAR or SAR, registered | `Registered` | 6 |
-/// | "if a SAR indicates a PGW_UPDATE and is related to an additional Diameter session over S6b ... a lower priority" | SAR PGW_UPDATE, registered, additional | `Registered` + `AdditionalSession` | 10 |
+/// | "if a SAR indicates a PGW_UPDATE and is related to an additional Diameter session over S6b ... a lower priority may be given to this SAR" | SAR PGW_UPDATE, registered, additional | `Registered` + `AdditionalSession` | 8 (5 after an admitted MAR) |
 /// | "in a restoration procedure ... the AAA-Failure-Indication AVP ... a lower priority ... to such MAR messages" | MAR with AAA-Failure-Indication (registered elsewhere: at the failed server) | `RegisteredElsewhere` + `Restoration` | 12 |
 /// | "the deregistration of the user ... has a higher priority as releasing resources in the HSS" | SAR with a deregistration type | `Release` | 4 |
 ///
-/// The base priority of both commands is 8 and the steps are [`SwxRules::default`]'s: the
-/// PFCP table's, except `AdditionalSession` +4 (C.2 says only "a lower priority"; the table
-/// places a registered user's additional PDN connection below a first attach, since the user
-/// keeps the service it has). Each row is a test named by its sentence
-/// (`tests/c2_swx.rs`).
+/// A SAR of a user not registered here that follows no admitted MAR takes the base, 8.
+///
+/// The base priority of both commands is 8 and the steps are the PFCP table's
+/// ([`Adjustments::default`]). `AdditionalSession` +2 takes back what `Registered` gives:
+/// the additional PDN connection ranks as the new work it is, level with an attach, below the
+/// service the user has. The defaults keep one ordering the annex gives a reason for: a SAR
+/// that follows an admitted MAR ranks above that MAR whatever else is known ("otherwise ...
+/// the initial MAR command processed by the (overloaded) HSS has been useless"); a larger
+/// `AdditionalSession` step would rank the SAR PGW_UPDATE after a registered user's admitted
+/// MAR below the MAR. Each row is a test named by its sentence (`tests/c2_rules.rs`).
 ///
 /// The table is data: [`SwxRules`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -254,18 +262,22 @@ impl SwxClassifier {
                 Rule::Emergency,
             );
         }
-        let base = match request.command {
-            SwxCommand::Mar => r.mar,
-            SwxCommand::Sar(_) => r.sar,
+        let (base, sar) = match request.command {
+            SwxCommand::Mar => (r.mar, None),
+            SwxCommand::Sar(t) => (r.sar, Some(t)),
         };
+        let mar = sar.is_none();
         let s = request.state;
-        let deregistration = matches!(request.command, SwxCommand::Sar(t) if t.is_deregistration());
+        let deregistration = sar.is_some_and(ServerAssignmentType::is_deregistration);
+        let registration = s.registration.unwrap_or(Registration::NotRegistered);
+        // Each fact only on the command its sentence names (see the table above).
         let resolved = Resolved {
-            release: s.releases_resources.unwrap_or(deregistration),
-            registration: s.registration.unwrap_or(Registration::NotRegistered),
-            follows_admitted: s.follows_admitted.unwrap_or(false),
-            additional_session: s.additional_session.unwrap_or(false),
-            restoration: s.restoration.unwrap_or(request.aaa_failure_indication),
+            release: !mar && s.releases_resources.unwrap_or(deregistration),
+            registration: (mar || registration == Registration::Registered).then_some(registration),
+            follows_admitted: !mar && s.follows_admitted.unwrap_or(false),
+            additional_session: sar == Some(ServerAssignmentType::PGW_UPDATE)
+                && s.additional_session.unwrap_or(false),
+            restoration: mar && s.restoration.unwrap_or(request.aaa_failure_indication),
         };
         Classification::adjusted(base, Rule::Command, resolved, &r.adjustments)
     }

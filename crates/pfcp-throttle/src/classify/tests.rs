@@ -1,5 +1,5 @@
 //! Classifier tests: one per rule of the PFCP table, the adjustments reported, the context
-//! type, and the state tracker.
+//! type, the QCI / 5QI rule, and the state tracker.
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -85,34 +85,53 @@ fn diameter_c_2_state_rules_order_the_procedures() {
 
 #[test]
 fn every_adjustment_that_fired_is_reported() {
+    // An Establishment at a second UP function of a procedure whose first step was
+    // admitted, for an additional session of the UE.
+    let c = classify(
+        est().with_arp([7]).with_state(
+            RequestState::UNKNOWN
+                .with_follows_admitted(true)
+                .with_additional_session(true)
+                .with_restoration(true),
+        ),
+    );
+    assert_eq!(c.rule, Rule::Arp);
+    assert_eq!(
+        c.adjustments,
+        set(&[
+            Adjustment::NotRegistered,
+            Adjustment::FollowsAdmitted,
+            Adjustment::AdditionalSession,
+            Adjustment::Restoration
+        ])
+    );
+    assert_eq!(c.step, -3 + 2 + 4);
+    assert_eq!(c.class.priority.value(), 10);
+    assert_eq!(
+        c.to_string(),
+        "p10 arp not_registered+follows_admitted+additional_session+restoration"
+    );
+    assert_eq!(
+        c.adjustments.to_string(),
+        "not_registered+follows_admitted+additional_session+restoration"
+    );
+    // On any later request the last two do not fire (C.2 lowers "this SAR" and "such MAR
+    // messages" only): the same facts on a Modification.
     let c = classify(
         RequestContext::new(Procedure::SessionModification)
             .with_arp([7])
             .with_state(
                 RequestState::UNKNOWN
                     .with_follows_admitted(true)
-                    .with_additional_session(true),
+                    .with_additional_session(true)
+                    .with_restoration(true),
             ),
     );
-    assert_eq!(c.rule, Rule::Arp);
     assert_eq!(
         c.adjustments,
-        set(&[
-            Adjustment::Registered,
-            Adjustment::FollowsAdmitted,
-            Adjustment::AdditionalSession
-        ])
+        set(&[Adjustment::Registered, Adjustment::FollowsAdmitted])
     );
-    assert_eq!(c.step, -2 - 3 + 2);
-    assert_eq!(c.class.priority.value(), 4);
-    assert_eq!(
-        c.to_string(),
-        "p4 arp registered+follows_admitted+additional_session"
-    );
-    assert_eq!(
-        c.adjustments.to_string(),
-        "registered+follows_admitted+additional_session"
-    );
+    assert_eq!(c.to_string(), "p2 arp registered+follows_admitted");
     // Release replaces the registration step.
     let c = classify(RequestContext::new(Procedure::SessionDeletion));
     assert_eq!(c.adjustments, set(&[Adjustment::Release]));
@@ -159,6 +178,219 @@ fn clause_7_2_2_4_1_defaults_and_responses() {
     assert!(Procedure::SessionEstablishment.is_throttled());
 }
 
+// ---------------------------------------------------------------------------------------
+// QCI and 5QI (TS 29.244 6.2.4.5.1 "QCI")
+
+/// The standardized values of TS 23.203 Table 6.1.7-A (QCI) and TS 23.501 Table 5.7.4-1
+/// (5QI), by resource type, copied from the tables; mission-critical are the values whose
+/// example services the tables name "Mission Critical" and the delay-critical GBR values of
+/// discrete automation, intelligent transport and electricity distribution (82-85).
+const MISSION_CRITICAL: &[u8] = &[65, 67, 69, 70, 82, 83, 84, 85];
+const GBR_QCI: &[u8] = &[1, 2, 3, 4, 66, 71, 72, 73, 74, 75, 76];
+const GBR_5QI: &[u8] = &[1, 2, 3, 4, 66, 71, 72, 73, 74, 75, 76, 86, 87, 88, 89, 90];
+const NON_GBR: &[u8] = &[5, 6, 7, 8, 9, 10, 79, 80];
+
+#[test]
+fn qos_classes_follow_the_standardized_tables() {
+    for v in 0..=255u8 {
+        let expect = |gbr: &[u8]| {
+            if MISSION_CRITICAL.contains(&v) {
+                Some(QosClass::MissionCritical)
+            } else if gbr.contains(&v) {
+                Some(QosClass::Gbr)
+            } else if NON_GBR.contains(&v) {
+                Some(QosClass::NonGbr)
+            } else {
+                None
+            }
+        };
+        assert_eq!(QosClass::of_qci(v), expect(GBR_QCI), "QCI {v}");
+        assert_eq!(QosClass::of_5qi(v), expect(GBR_5QI), "5QI {v}");
+    }
+}
+
+#[test]
+fn qos_ids_are_a_set_of_any_value() {
+    let s = QosIds::from_values(&[200, 9, 0, 255, 9, 128, 127]);
+    assert_eq!(s.iter().collect::<Vec<_>>(), [0, 9, 127, 128, 200, 255]);
+    assert!(s.contains(255) && s.contains(0) && !s.contains(1) && !s.contains(254));
+    assert!(QosIds::NONE.is_empty() && !QosIds::single(128).is_empty());
+    let mut t = QosIds::NONE;
+    t.insert(3);
+    assert_eq!(t, QosIds::from([3u8]));
+    assert_eq!(QosIds::from([3u8, 70]), [70u8, 3].into_iter().collect());
+}
+
+#[test]
+fn clause_6_2_4_5_1_mission_critical_and_gbr_qos_rank_higher_than_the_arp_alone() {
+    // Mission-critical: 2, whatever the ARP below it; a 5QI and a QCI alike.
+    for v in MISSION_CRITICAL {
+        let c = classify(est().with_five_qi([*v]).with_arp([9]));
+        assert_eq!(
+            (c.rule, c.class.priority.value()),
+            (Rule::Qos, 2),
+            "5QI {v}"
+        );
+        let c = classify(est().with_qci([*v]));
+        assert_eq!(
+            (c.rule, c.class.priority.value()),
+            (Rule::Qos, 2),
+            "QCI {v}"
+        );
+        assert!(!c.class.exempt, "only emergency and eMPS are exempt");
+    }
+    // Other GBR: 5, above the no-ARP default (8) and the ARP levels below 5.
+    for v in GBR_5QI.iter().filter(|v| !MISSION_CRITICAL.contains(v)) {
+        let c = classify(est().with_five_qi([*v]));
+        assert_eq!(
+            (c.rule, c.class.priority.value()),
+            (Rule::Qos, 5),
+            "5QI {v}"
+        );
+        let c = classify(est().with_five_qi([*v]).with_arp([12]));
+        assert_eq!(
+            (c.rule, c.class.priority.value()),
+            (Rule::Qos, 5),
+            "5QI {v}"
+        );
+    }
+    // A more important ARP keeps its rank; a tie is the ARP's.
+    let c = classify(est().with_qci([1]).with_arp([3]));
+    assert_eq!((c.rule, c.class.priority.value()), (Rule::Arp, 3));
+    let c = classify(est().with_qci([1]).with_arp([5]));
+    assert_eq!((c.rule, c.class.priority.value()), (Rule::Arp, 5));
+    // Non-GBR and unstandardized values leave the base to the ARP or the default.
+    for v in NON_GBR.iter().chain(&[0u8, 11, 128, 254, 255]) {
+        assert_eq!(
+            classify(est().with_five_qi([*v]).with_qci([*v]).with_arp([9])),
+            classify(est().with_arp([9])),
+            "{v}"
+        );
+        let c = classify(est().with_five_qi([*v]));
+        assert_eq!(
+            (c.rule, c.class.priority.value()),
+            (Rule::Default, 8),
+            "{v}"
+        );
+    }
+    // Several flows: the most important counts (here the 5QI 82 of a delay-critical flow).
+    let c = classify(est().with_five_qi([9, 1, 82]).with_qci([8]));
+    assert_eq!((c.rule, c.class.priority.value()), (Rule::Qos, 2));
+    let c = classify(est().with_qci([1]).with_five_qi([69]));
+    assert_eq!(c.class.priority.value(), 2);
+    // The C.2 adjustments apply on top, still clamped to 1..=15.
+    let c = classify(RequestContext::new(Procedure::SessionModification).with_five_qi([65]));
+    assert_eq!(c.to_string(), "p1 qos registered");
+    let c = classify(
+        est()
+            .with_qci([2])
+            .with_state(RequestState::UNKNOWN.with_restoration(true)),
+    );
+    assert_eq!(c.to_string(), "p9 qos not_registered+restoration");
+    // The rules before it stay before it.
+    let c = classify(est().with_five_qi([69]).with_low_access_priority(true));
+    assert_eq!(c.rule, Rule::LowAccessPriority);
+    let c = classify(est().with_five_qi([69]).with_emergency(true));
+    assert_eq!(c.to_string(), "p0! emergency");
+}
+
+#[test]
+fn the_qos_table_is_configurable_per_value_range_and_class() {
+    let qos = QosPriorities::default()
+        .with_classes(Some(1), Some(6), Some(10))
+        .with_five_qi(vec![QosRange::new(128, 254, 11), QosRange::value(9, 12)])
+        .with_qci(vec![QosRange::value(1, 3)]);
+    let k = Classifier::new(ClassifierConfig::default().with_qos(qos));
+    let p = |ctx: RequestContext<'_>| {
+        let c = k.classify(&ctx);
+        (c.rule, c.class.priority.value())
+    };
+    assert_eq!(p(est().with_five_qi([65])), (Rule::Qos, 1));
+    assert_eq!(p(est().with_five_qi([2])), (Rule::Qos, 6));
+    assert_eq!(p(est().with_five_qi([8])), (Rule::Qos, 10), "non-GBR class");
+    assert_eq!(
+        p(est().with_five_qi([9])),
+        (Rule::Qos, 12),
+        "a value before its class"
+    );
+    assert_eq!(
+        p(est().with_five_qi([200])),
+        (Rule::Qos, 11),
+        "an operator range"
+    );
+    assert_eq!(p(est().with_five_qi([200]).with_arp([9])), (Rule::Arp, 9));
+    // The QCI table is its own: QCI 1 has its value, 5QI 1 its class.
+    assert_eq!(p(est().with_qci([1])), (Rule::Qos, 3));
+    assert_eq!(p(est().with_five_qi([1])), (Rule::Qos, 6));
+    // Off: QoS never changes a classification.
+    let off = Classifier::new(ClassifierConfig::default().with_qos(QosPriorities::OFF));
+    let c = off.classify(&est().with_five_qi([69]).with_qci([1]));
+    assert_eq!((c.rule, c.class.priority.value()), (Rule::Default, 8));
+    // A priority above 15 reads as 15.
+    let high = QosPriorities::OFF.with_five_qi(vec![QosRange::value(9, 99)]);
+    assert_eq!(high.five_qi_priority(9), Some(15));
+    assert_eq!(high.five_qi_priority(8), None);
+    assert_eq!(
+        QosPriorities::default().class_priority(QosClass::NonGbr),
+        None
+    );
+    // An empty range holds nothing.
+    assert!(!QosRange::new(9, 8, 1).contains(9) && !QosRange::new(9, 8, 1).contains(8));
+}
+
+#[test]
+fn requests_without_qci_or_5qi_classify_as_without_the_qos_rule() {
+    // Any context without QoS values, under the default table and under one with the QoS
+    // rule off: the same classification, field for field.
+    let on = Classifier::default();
+    let off = Classifier::new(ClassifierConfig::default().with_qos(QosPriorities::OFF));
+    let mut rng = pfcp_test_support::rng::XorShift(0x0C2A_11CE);
+    let procedures = [
+        None,
+        Some(Procedure::Heartbeat),
+        Some(Procedure::Association),
+        Some(Procedure::PfdManagement),
+        Some(Procedure::NodeReport),
+        Some(Procedure::SessionSet),
+        Some(Procedure::SessionEstablishment),
+        Some(Procedure::SessionModification),
+        Some(Procedure::SessionDeletion),
+        Some(Procedure::SessionReport),
+    ];
+    let flag = |r: u64| match r % 3 {
+        0 => None,
+        1 => Some(false),
+        _ => Some(true),
+    };
+    for _ in 0..20_000 {
+        let mut arp = ArpLevels::NONE;
+        for _ in 0..rng.below(3) {
+            arp.insert(rng.below(17) as u8);
+        }
+        let ctx = RequestContext {
+            procedure: procedures[rng.below(procedures.len() as u64) as usize],
+            emergency: rng.below(20) == 0,
+            emps: rng.below(20) == 0,
+            arp,
+            low_access_priority: rng.below(10) == 0,
+            state: RequestState {
+                registration: match rng.below(4) {
+                    0 => None,
+                    1 => Some(Registration::NotRegistered),
+                    2 => Some(Registration::RegisteredElsewhere),
+                    _ => Some(Registration::Registered),
+                },
+                follows_admitted: flag(rng.next()),
+                additional_session: flag(rng.next()),
+                restoration: flag(rng.next()),
+                releases_resources: flag(rng.next()),
+            },
+            ..RequestContext::default()
+        };
+        assert_eq!(on.classify(&ctx), off.classify(&ctx), "{ctx:?}");
+    }
+}
+
 #[test]
 fn arp_levels_are_a_set_of_valid_levels() {
     let a = ArpLevels::from_levels(&[15, 0, 4, 16, 4, 9]);
@@ -182,6 +414,10 @@ fn a_context_is_owned_or_borrowed() {
     let again = borrowed.into_owned();
     assert!(matches!(again.dnn, Some(Cow::Owned(_))));
     assert_eq!(again, owned);
+    // The QoS values go with every copy.
+    let qos = est().with_qci([1]).with_five_qi([69, 9]);
+    assert_eq!(qos.reborrow(), qos);
+    assert_eq!(qos.clone().into_owned(), qos);
 }
 
 #[test]
