@@ -10,7 +10,7 @@
 //! deletion; a deletion frees it whatever its answer. A session the UP function lost (it
 //! restarted) is established again, marked as a restoration.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
 use bytes::Bytes;
@@ -227,16 +227,33 @@ pub fn build_request(
     })
 }
 
+/// What a session slot holds now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum SlotState {
+    /// No session: the slot is on the free list.
+    #[default]
+    Free,
+    /// The session's next step waits in the ready queue.
+    Ready(Step),
+    /// A step of the session is in flight.
+    InFlight(Step),
+}
+
 /// One session slot.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
+    state: SlotState,
+    /// How many sessions the slot has held: the high half of the CP's SEIDs it gives, so a
+    /// settled step of an earlier session is told from the present one's.
+    generation: u32,
     class: usize,
     /// The UP function (an index the caller chose) holding the session, or asked to.
     up: usize,
     cp_seid: u64,
     up_seid: u64,
     modifications_left: u32,
-    /// The UP function lost the session: its next step establishes it again.
+    /// The UP function lost the session while a step was in flight: the next step
+    /// establishes it again.
     lost: bool,
     /// This life of the slot is a restoration of a lost session.
     restoring: bool,
@@ -274,17 +291,26 @@ pub struct Settled {
 }
 
 /// The sessions a CP function drives: slots, the queue of pending steps, SEIDs.
+///
+/// Memory follows the sessions alive, not the cap: a slot is allocated when a session starts
+/// and no free one is left, and a session that ends puts its slot on a free list the next
+/// session takes first. `sessions` of [`SessionDriver::new`] only bounds how many sessions
+/// exist at once (a CP with 200 000 slots and 30 sessions alive holds about 30 slots). The
+/// CP's SEID of a session is its slot's index in the low 32 bits and the slot's generation in
+/// the high 32 bits, so [`SessionDriver::lost`] finds a session without a table of SEIDs.
 #[derive(Debug, Clone)]
 pub struct SessionDriver {
     classes: Vec<Class>,
     modifications: u32,
     redirect: bool,
+    /// At most this many slots (sessions at once).
+    cap: usize,
     slots: Vec<Slot>,
-    free: Vec<usize>,
-    ready: VecDeque<(usize, Step)>,
-    by_cp_seid: HashMap<u64, usize>,
+    free: Vec<u32>,
+    /// Slots whose next step is ready, oldest first (the step is the slot's state).
+    ready: VecDeque<u32>,
+    live: usize,
     rng: u64,
-    next_cp_seid: u64,
     /// Sessions established, deleted, lost, restored (established again after a loss).
     pub counts: SessionCounts,
 }
@@ -302,9 +328,13 @@ pub struct SessionCounts {
     pub restored: u64,
 }
 
+/// The most slots a driver indexes (the low half of its SEIDs).
+const MAX_SLOTS: usize = u32::MAX as usize;
+
 impl SessionDriver {
-    /// `sessions` slots for sessions of `classes`, `modifications` per session, redirection of
-    /// throttled establishments allowed if `redirect`; draws seeded by `seed`.
+    /// At most `sessions` sessions at once (slots allocated as sessions start, see the type's
+    /// docs) of `classes`, `modifications` per session, redirection of throttled
+    /// establishments allowed if `redirect`; draws seeded by `seed`.
     pub fn new(
         classes: Vec<Class>,
         sessions: usize,
@@ -316,12 +346,12 @@ impl SessionDriver {
             classes,
             modifications,
             redirect,
-            slots: vec![Slot::default(); sessions],
-            free: (0..sessions).rev().collect(),
+            cap: sessions.min(MAX_SLOTS),
+            slots: Vec::new(),
+            free: Vec::new(),
             ready: VecDeque::new(),
-            by_cp_seid: HashMap::new(),
+            live: 0,
             rng: seed,
-            next_cp_seid: 1,
             counts: SessionCounts::default(),
         }
     }
@@ -331,32 +361,64 @@ impl SessionDriver {
         &self.classes
     }
 
+    /// Slots allocated so far: the most sessions that were alive at once (never above the
+    /// cap).
+    pub fn allocated_slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Sessions alive now (started and not ended).
+    pub fn live_sessions(&self) -> usize {
+        self.live
+    }
+
+    /// A slot for a new session: a free one, else a new one while under the cap.
+    fn take_slot(&mut self) -> Option<u32> {
+        if let Some(i) = self.free.pop() {
+            return Some(i);
+        }
+        if self.slots.len() >= self.cap {
+            return None;
+        }
+        let i = u32::try_from(self.slots.len()).ok()?;
+        self.slots.push(Slot::default());
+        Some(i)
+    }
+
     /// The next request: a pending step of a session, else a new session's establishment on
     /// the UP function `choose_up` picks. `None` when every slot is busy.
     pub fn next(&mut self, choose_up: impl FnOnce() -> usize) -> Option<Work> {
         let (slot, step) = match self.ready.pop_front() {
-            Some(next) => next,
+            Some(i) => {
+                let s = self.slots.get_mut(i as usize)?;
+                let SlotState::Ready(step) = s.state else {
+                    return None;
+                };
+                s.state = SlotState::InFlight(step);
+                (i, step)
+            }
             None => {
-                let slot = self.free.pop()?;
+                let i = self.take_slot()?;
                 let class = pick(&self.classes, splitmix(&mut self.rng));
-                let cp_seid = self.next_cp_seid;
-                self.next_cp_seid += 1;
-                self.by_cp_seid.insert(cp_seid, slot);
-                if let Some(s) = self.slots.get_mut(slot) {
-                    *s = Slot {
-                        class,
-                        up: choose_up(),
-                        cp_seid,
-                        up_seid: 0,
-                        modifications_left: self.modifications,
-                        lost: false,
-                        restoring: false,
-                    };
-                }
-                (slot, Step::Establish)
+                let modifications = self.modifications;
+                let s = self.slots.get_mut(i as usize)?;
+                let generation = s.generation.wrapping_add(1).max(1);
+                *s = Slot {
+                    state: SlotState::InFlight(Step::Establish),
+                    generation,
+                    class,
+                    up: choose_up(),
+                    cp_seid: (u64::from(generation) << 32) | u64::from(i),
+                    up_seid: 0,
+                    modifications_left: modifications,
+                    lost: false,
+                    restoring: false,
+                };
+                self.live += 1;
+                (i, Step::Establish)
             }
         };
-        let s = *self.slots.get(slot)?;
+        let s = *self.slots.get(slot as usize)?;
         let mut profile = self.classes.get(s.class)?.profile.clone();
         match step {
             Step::Establish => {
@@ -370,7 +432,7 @@ impl SessionDriver {
             }
         }
         Some(Work {
-            slot,
+            slot: slot as usize,
             step,
             class: s.class,
             up: s.up,
@@ -385,9 +447,12 @@ impl SessionDriver {
         let Some(slot) = self.slots.get_mut(w.slot) else {
             return;
         };
-        if slot.cp_seid != w.cp_seid {
+        if slot.cp_seid != w.cp_seid || slot.state != SlotState::InFlight(w.step) {
             return;
         }
+        let Ok(index) = u32::try_from(w.slot) else {
+            return;
+        };
         if slot.lost {
             // The UP function lost the session while this step was in flight: establish it
             // again (a restoration), whatever the answer was.
@@ -395,7 +460,8 @@ impl SessionDriver {
             slot.restoring = true;
             slot.up_seid = 0;
             slot.modifications_left = self.modifications;
-            self.ready.push_back((w.slot, Step::Establish));
+            slot.state = SlotState::Ready(Step::Establish);
+            self.ready.push_back(index);
             return;
         }
         let next = match w.step {
@@ -434,10 +500,14 @@ impl SessionDriver {
             }
         };
         match next {
-            Some(s) => self.ready.push_back((w.slot, s)),
+            Some(s) => {
+                slot.state = SlotState::Ready(s);
+                self.ready.push_back(index);
+            }
             None => {
-                self.by_cp_seid.remove(&slot.cp_seid);
-                self.free.push(w.slot);
+                slot.state = SlotState::Free;
+                self.live = self.live.saturating_sub(1);
+                self.free.push(index);
             }
         }
     }
@@ -446,24 +516,27 @@ impl SessionDriver {
     /// restoration, at its next step.
     pub fn lost(&mut self, cp_seids: impl IntoIterator<Item = u64>) {
         for seid in cp_seids {
-            let Some(&i) = self.by_cp_seid.get(&seid) else {
+            // The slot is the SEID's low half (see the type's docs); the SEID must still be
+            // the slot's present session's.
+            let Some(slot) = self.slots.get_mut((seid & 0xFFFF_FFFF) as usize) else {
                 continue;
             };
-            let Some(slot) = self.slots.get_mut(i) else {
+            if slot.cp_seid != seid {
                 continue;
-            };
-            self.counts.lost += 1;
-            // A session waiting for its next step is re-queued as an establishment; one with
-            // a step in flight is re-established when that step settles.
-            match self.ready.iter_mut().find(|(s, _)| *s == i) {
-                Some(entry) => {
-                    entry.1 = Step::Establish;
+            }
+            match slot.state {
+                SlotState::Free => continue,
+                // Waiting for its next step: that step becomes the establishment.
+                SlotState::Ready(_) => {
+                    slot.state = SlotState::Ready(Step::Establish);
                     slot.restoring = true;
                     slot.up_seid = 0;
                     slot.modifications_left = self.modifications;
                 }
-                None => slot.lost = true,
+                // A step in flight: re-established when it settles.
+                SlotState::InFlight(_) => slot.lost = true,
             }
+            self.counts.lost += 1;
         }
     }
 }
@@ -627,5 +700,83 @@ mod tests {
         );
         assert_eq!(d.counts.deleted, 1);
         assert_eq!(d.next(|| 0).map(|w| w.step), Some(Step::Establish));
+    }
+
+    fn accepted(up_seid: Option<u64>) -> Settled {
+        Settled {
+            accepted: true,
+            up_seid,
+            holder: None,
+        }
+    }
+
+    /// A cap far above what is alive costs nothing: with at most `k` requests in flight (one
+    /// step of one session each) at most `k` sessions are alive, and the driver holds no more
+    /// slots than the most that were.
+    #[test]
+    fn slots_follow_the_sessions_alive_not_the_cap() {
+        let mut d = SessionDriver::new(parse_mix("arp9=1").unwrap(), 1 << 31, 1, false, 7);
+        let mut in_flight: VecDeque<Work> = VecDeque::new();
+        let mut most_alive = 0;
+        for round in 0..10_000u64 {
+            // Between 1 and 5 requests in flight, varying.
+            let k = 1 + (round % 5) as usize;
+            while in_flight.len() < k {
+                in_flight.push_back(d.next(|| 0).unwrap());
+            }
+            most_alive = most_alive.max(d.live_sessions());
+            let w = in_flight.pop_front().unwrap();
+            d.settle(&w, accepted(Some(round)));
+        }
+        assert!(most_alive <= 5, "{most_alive}");
+        assert_eq!(d.allocated_slots(), most_alive);
+        // Sessions went through every step: 10 000 answers, three steps a session.
+        assert!(d.counts.deleted >= 3_000, "{:?}", d.counts);
+    }
+
+    /// A slot a session ended is the next session's; an answer or a loss for the earlier
+    /// session's SEID changes nothing of the new one.
+    #[test]
+    fn a_reused_slot_ignores_the_earlier_session() {
+        let mut d = SessionDriver::new(parse_mix("arp9=1").unwrap(), 4, 0, false, 7);
+        let e = d.next(|| 0).unwrap();
+        d.settle(&e, accepted(Some(5)));
+        let del = d.next(|| 0).unwrap();
+        assert_eq!(del.step, Step::Delete);
+        d.settle(&del, accepted(None));
+        assert_eq!(d.live_sessions(), 0);
+        let again = d.next(|| 1).unwrap();
+        assert_eq!((again.slot, again.step), (e.slot, Step::Establish));
+        assert_ne!(again.cp_seid, e.cp_seid);
+        // The earlier session's loss and a late answer for it.
+        d.lost([e.cp_seid]);
+        d.settle(&del, accepted(None));
+        assert_eq!(d.counts.lost, 0);
+        assert_eq!(d.live_sessions(), 1);
+        d.settle(&again, accepted(Some(6)));
+        let next = d.next(|| 0).unwrap();
+        assert_eq!((next.step, next.up_seid, next.up), (Step::Delete, 6, 1));
+        assert_eq!(d.allocated_slots(), 1);
+    }
+
+    #[test]
+    fn the_cap_bounds_the_sessions_at_once() {
+        let mut d = SessionDriver::new(parse_mix("arp9=1").unwrap(), 2, 1, false, 7);
+        let a = d.next(|| 0).unwrap();
+        let b = d.next(|| 0).unwrap();
+        assert!(d.next(|| 0).is_none());
+        assert_ne!(a.cp_seid, b.cp_seid);
+        assert!(a.cp_seid != 0 && b.cp_seid != 0);
+        // A failed establishment frees its slot.
+        d.settle(
+            &a,
+            Settled {
+                accepted: false,
+                up_seid: None,
+                holder: None,
+            },
+        );
+        assert_eq!(d.next(|| 0).map(|w| w.step), Some(Step::Establish));
+        assert_eq!(d.allocated_slots(), 2);
     }
 }
