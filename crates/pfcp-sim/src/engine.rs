@@ -18,6 +18,10 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+
+/// The engine's tables: keys it makes itself, hashed with a fixed seed (deterministic, and no
+/// SipHash on every datagram).
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
@@ -99,9 +103,9 @@ struct InFlight {
 struct CpApp {
     driver: SessionDriver,
     ups: Vec<SocketAddr>,
-    /// Static weights of the UP functions (their capacities, as an operator configures them:
-    /// Annex B combines them with the LCI).
-    weights: Vec<u32>,
+    /// The UP functions with their static weights (their capacities, as an operator
+    /// configures them: Annex B combines them with the LCI), the candidates of a selection.
+    candidates: Vec<(SocketAddr, u32)>,
     node_ie: Vec<u8>,
     ip: IpAddr,
     classifier: Classifier,
@@ -111,7 +115,7 @@ struct CpApp {
     /// Where in each gap its paced offers fall, a fraction of the gap.
     phase: f64,
     next_arrival: Option<u64>,
-    inflight: HashMap<RequestId, InFlight>,
+    inflight: Map<RequestId, InFlight>,
     max_outstanding: usize,
     record: CpRecorder,
 }
@@ -136,11 +140,18 @@ struct Engine<'a> {
     origin: Instant,
     now: u64,
     nodes: Vec<SimNode>,
-    by_addr: HashMap<SocketAddr, usize>,
+    by_addr: Map<SocketAddr, usize>,
     net: BinaryHeap<Reverse<Delivery>>,
+    /// Wake-ups: (time, node, generation); an entry whose generation is no longer its
+    /// node's is stale and skipped.
     wakes: BinaryHeap<Reverse<(u64, usize, u64)>>,
     gens: Vec<u64>,
-    link_seq: HashMap<(usize, usize), u64>,
+    /// Per node: the time of its wake-up in `wakes` that is not stale, if any.
+    scheduled: Vec<Option<u64>>,
+    /// Per node: what its `poll_timeout` said after the engine last gave it something (a
+    /// node changes only through the engine's calls, so this is exact until the next one).
+    node_due: Vec<Option<u64>>,
+    link_seq: Map<(usize, usize), u64>,
     down: Vec<bool>,
     /// Offers stop here.
     offers_end: u64,
@@ -223,11 +234,13 @@ impl<'a> Engine<'a> {
             origin,
             now: 0,
             nodes: Vec::new(),
-            by_addr: HashMap::new(),
+            by_addr: Map::default(),
             net: BinaryHeap::new(),
             wakes: BinaryHeap::new(),
             gens: Vec::new(),
-            link_seq: HashMap::new(),
+            scheduled: Vec::new(),
+            node_due: Vec::new(),
+            link_seq: Map::default(),
             down: Vec::new(),
             offers_end,
             window,
@@ -276,8 +289,10 @@ impl<'a> Engine<'a> {
                 app: App::Cp(Box::new(CpApp {
                     driver,
                     ups: ups.clone(),
-                    weights: (0..scenario.ups.len())
-                        .map(|u| config::up_weight(scenario, u))
+                    candidates: ups
+                        .iter()
+                        .enumerate()
+                        .map(|(u, a)| (*a, config::up_weight(scenario, u)))
                         .collect(),
                     node_ie: config::node_id_ie(&config::cp_node_id(i)),
                     ip: addr.ip(),
@@ -287,7 +302,7 @@ impl<'a> Engine<'a> {
                     rng: seed ^ 0x5EED,
                     phase: 0.0,
                     next_arrival: None,
-                    inflight: HashMap::new(),
+                    inflight: Map::default(),
                     max_outstanding: 65_536,
                     record: CpRecorder::new(n_classes, ups.len()),
                 })),
@@ -301,6 +316,8 @@ impl<'a> Engine<'a> {
         self.by_addr.insert(n.addr, i);
         self.nodes.push(n);
         self.gens.push(0);
+        self.scheduled.push(None);
+        self.node_due.push(None);
         self.down.push(false);
     }
 
@@ -399,8 +416,11 @@ impl<'a> Engine<'a> {
                 continue;
             }
             if let Some(Reverse((_, i, g))) = self.wakes.pop() {
-                if self.gens.get(i) == Some(&g) && !self.down[i] {
-                    self.wake(i);
+                if self.gens.get(i) == Some(&g) {
+                    self.scheduled[i] = None;
+                    if !self.down[i] {
+                        self.wake(i);
+                    }
                 }
             }
         }
@@ -422,6 +442,7 @@ impl<'a> Engine<'a> {
             // Stops answering: everything in its queue is gone with it.
             self.down[u] = true;
             self.gens[u] += 1;
+            self.scheduled[u] = None;
             if down_at == up_at {
                 self.restart_step(t);
             }
@@ -470,7 +491,7 @@ impl<'a> Engine<'a> {
     fn wake(&mut self, i: usize) {
         let now = self.now;
         let t = self.instant(now);
-        if self.nodes[i].node.poll_timeout().is_some_and(|d| d <= t) {
+        if self.node_due[i].is_some_and(|d| d <= now) {
             self.nodes[i].node.handle_timeout(t);
         }
         let due = match &self.nodes[i].app {
@@ -533,7 +554,7 @@ impl<'a> Engine<'a> {
             let CpApp {
                 driver,
                 ups,
-                weights,
+                candidates,
                 selection,
                 rr,
                 ..
@@ -543,13 +564,10 @@ impl<'a> Engine<'a> {
                     *rr = rr.wrapping_add(1);
                     *rr % ups.len().max(1)
                 }
-                Selection::Load => {
-                    let candidates: Vec<(SocketAddr, u32)> =
-                        ups.iter().copied().zip(weights.iter().copied()).collect();
-                    node.select_up(&candidates, t)
-                        .and_then(|a| ups.iter().position(|u| *u == a))
-                        .unwrap_or(0)
-                }
+                Selection::Load => node
+                    .select_up(candidates, t)
+                    .and_then(|a| ups.iter().position(|u| *u == a))
+                    .unwrap_or(0),
             })
         };
         let Some(work) = work else {
@@ -619,15 +637,25 @@ impl<'a> Engine<'a> {
             .node
             .poll_timeout()
             .map(|d| d.saturating_duration_since(self.origin).as_nanos() as u64);
+        self.node_due[i] = node_t;
         let app_t = match &self.nodes[i].app {
             App::Cp(c) => c.next_arrival,
             App::Up(_) => None,
         };
-        let Some(t) = [node_t, app_t].into_iter().flatten().min() else {
+        let t = [node_t, app_t]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| t.max(self.now));
+        if t == self.scheduled[i] {
+            // Already due then (most deliveries leave a CP's next offer where it was).
             return;
-        };
+        }
         self.gens[i] += 1;
-        self.wakes.push(Reverse((t.max(self.now), i, self.gens[i])));
+        self.scheduled[i] = t;
+        if let Some(t) = t {
+            self.wakes.push(Reverse((t, i, self.gens[i])));
+        }
     }
 
     fn send(&mut self, src: usize, to: SocketAddr, bytes: Bytes) {
