@@ -144,6 +144,9 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
             if let Some(r) = &scenario.restart {
                 jobs.push((&scenario, &classes, s, Plan::Restart(r.clone())));
             }
+            if let Some(c) = &scenario.churn {
+                jobs.push((&scenario, &classes, s, Plan::Churn(c.clone())));
+            }
         }
     }
     let real_jobs: Vec<(Strategy, f64)> = if want_real {
@@ -186,6 +189,7 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
                     .push(StepReport::new(r, st.phase_secs, scenario.capacity()))
             }
             Plan::Restart(_) => virtual_time.restart.push(r),
+            Plan::Churn(_) => virtual_time.churn.push(r),
         }
     }
     let mut captured = None;
@@ -274,6 +278,7 @@ fn run_virtual(
                         Plan::Steady(_) => "steady",
                         Plan::Step(_) => "step",
                         Plan::Restart(_) => "restart",
+                        Plan::Churn(_) => "churn",
                     };
                     publish(r, "virtual", kind);
                 }

@@ -32,6 +32,8 @@ pub struct VirtualReport {
     pub step: Vec<StepReport>,
     /// The restart, per strategy.
     pub restart: Vec<RunResult>,
+    /// CP functions coming and going, per strategy.
+    pub churn: Vec<RunResult>,
 }
 
 /// A step run with what it shows.
@@ -311,20 +313,24 @@ impl Report {
         if !v.restart.is_empty() {
             let _ = writeln!(
                 out,
-                "\nvirtual time, UP restart: sessions lost and restored, goodput over the run"
+                "\nvirtual time, UP restart: sessions lost and restored, goodput over the run (ideal: {})",
+                v.restart.first().map_or("", |r| r.ideal_basis.as_str())
             );
             for r in &v.restart {
                 let _ = writeln!(
                     out,
-                    "  {:>16}: {} lost, {} restored, goodput {:.3} of ideal, {} answered locally with cause 72",
+                    "  {:>16}: {} lost, {} restored, goodput {:.3} of ideal, {} answered locally with cause 72, {} refused by the UP functions that did not restart",
                     r.strategy,
                     r.sessions.lost,
                     r.sessions.restored,
                     r.goodput_ratio(),
-                    r.total.unassociated
+                    r.total.unassociated,
+                    r.refused_by_others()
                 );
             }
         }
+        render_profiles(&mut out, v);
+        render_churn(&mut out, &v.churn);
         if let Some(rt) = &self.real_time {
             let _ = writeln!(
                 out,
@@ -346,6 +352,82 @@ impl Report {
             }
         }
         out
+    }
+}
+
+/// Per CP profile, where the scenario mixes them: goodput share, emergency success, what
+/// their headers carried.
+fn render_profiles(out: &mut String, v: &VirtualReport) {
+    let runs = v.sweep.iter().chain(&v.restart).chain(&v.churn);
+    let mixed: Vec<&RunResult> = runs.filter(|r| r.by_profile.len() > 1).collect();
+    if mixed.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nvirtual time, CP profiles: share of the goodput (of the offers), emergency success, session requests sent without a message priority");
+    for r in mixed {
+        let _ = write!(out, "  {:>16} {:>5}:", r.strategy, load(r.load));
+        for p in &r.by_profile {
+            let sent: u64 = p.wire.iter().map(|(_, w)| w.sent).sum();
+            let unmarked: u64 = p.wire.iter().map(|(_, w)| w.unmarked).sum();
+            let _ = write!(
+                out,
+                " {} ({} CPs) {:.3} ({:.3}), {}, {unmarked} of {sent} unmarked;",
+                p.profile.name(),
+                p.cps,
+                p.goodput_share,
+                p.offered_share,
+                p.emergency_success
+                    .map_or("-".into(), |e| format!("{e:.3}"))
+            );
+        }
+        let _ = writeln!(
+            out,
+            " emergency success of the CPs with overload control {}",
+            r.supporting_emergency_success()
+                .map_or("-".into(), |e| format!("{e:.3}"))
+        );
+    }
+}
+
+/// The churn runs: lives, the UP functions' largest tables, whether the live CP functions
+/// were throttled.
+fn render_churn(out: &mut String, runs: &[RunResult]) {
+    for r in runs {
+        let Some(c) = &r.churn else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "\nvirtual time, CP churn ({}): {} CP functions of {:.2} s lives, {} released, {} vanished; associations {} accepted, {} refused; the UPs saw {} releases and {} heartbeat failures; goodput {:.3} of ideal",
+            r.strategy,
+            c.started,
+            c.life_secs,
+            c.released,
+            c.vanished,
+            c.associations_accepted,
+            c.associations_refused,
+            c.releases_seen,
+            c.failures_seen,
+            r.goodput_ratio()
+        );
+        for (u, p) in c.peak.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  UP {}: at most {} peers known, {} associated, {} sessions, {} guard sources, {} cached responses",
+                u + 1,
+                p.peers,
+                p.associated,
+                p.sessions,
+                p.guard_sources,
+                p.cached_responses
+            );
+        }
+        let t = &c.throttle;
+        let _ = writeln!(
+            out,
+            "  throttled while overloaded: {} of {} CP lives checked ({} checked twice or more never), {} of {} checks",
+            t.lives_throttled, t.lives_checked, t.lives_never_throttled, t.checks_throttled, t.checks
+        );
     }
 }
 
