@@ -325,6 +325,8 @@ impl Engine<'_> {
         let mut sample = TableSample {
             t: self.now as f64 / 1e9,
             engine_nodes: self.nodes.len(),
+            released: churn.result.released,
+            vanished: churn.result.vanished,
             ..TableSample::default()
         };
         for (i, n) in self.nodes.iter_mut().enumerate() {

@@ -49,6 +49,10 @@ pub struct TableSample {
     pub leaving_cps: usize,
     /// Node slots the engine holds (memory of the simulation itself).
     pub engine_nodes: usize,
+    /// Lives ended by a release so far.
+    pub released: u64,
+    /// Lives ended by vanishing so far.
+    pub vanished: u64,
     /// Each UP function's tables.
     pub ups: Vec<UpTables>,
 }
