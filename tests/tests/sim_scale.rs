@@ -36,8 +36,10 @@ fn go(s: &Scenario, strategy: Strategy, plan: &Plan) -> RunResult {
 /// session alive than it has requests in flight; a request is in flight at most T1 x (N1 + 1).
 #[test]
 fn session_memory_follows_the_sessions_alive_not_the_cap() {
-    let mut s = Scenario::default();
-    s.cps = 8;
+    let mut s = Scenario {
+        cps: 8,
+        ..Scenario::default()
+    };
     s.sweep.warmup_secs = 1.0;
     s.sweep.measure_secs = 2.0;
     let capped = go(&s, Strategy::Toolkit, &Plan::Steady(2.0));
@@ -61,21 +63,23 @@ fn session_memory_follows_the_sessions_alive_not_the_cap() {
 /// 12 CP functions on one UP function at 5x: 4 without overload control, 4 with fixed
 /// priorities, 4 with this toolkit's.
 fn mixed() -> Scenario {
-    let mut s = Scenario::default();
-    s.cps = 12;
-    s.ups = vec![up(1000.0)];
+    let mut s = Scenario {
+        cps: 12,
+        ups: vec![up(1000.0)],
+        cp_groups: vec![
+            CpGroup {
+                count: 4,
+                profile: CpProfile::NoOverloadControl,
+            },
+            CpGroup {
+                count: 4,
+                profile: CpProfile::FixedPriority,
+            },
+        ],
+        ..Scenario::default()
+    };
     s.sweep.warmup_secs = 2.0;
     s.sweep.measure_secs = 4.0;
-    s.cp_groups = vec![
-        CpGroup {
-            count: 4,
-            profile: CpProfile::NoOverloadControl,
-        },
-        CpGroup {
-            count: 4,
-            profile: CpProfile::FixedPriority,
-        },
-    ];
     s
 }
 
@@ -129,10 +133,6 @@ fn the_supporting_cps_keep_their_emergency_sessions_beside_free_riders() {
 /// second; half release their associations, half vanish. T1 500 ms and N1 1, so the UP
 /// function finds a vanished one gone within a heartbeat interval (5 s) and 1 s.
 fn churning() -> (Scenario, ChurnSpec) {
-    let mut s = Scenario::default();
-    s.ups = vec![up(1000.0)];
-    s.t1_ms = 500;
-    s.n1 = 1;
     let spec = ChurnSpec {
         associations: 600,
         live: 20,
@@ -140,7 +140,13 @@ fn churning() -> (Scenario, ChurnSpec) {
         run_secs: 20.0,
         vanish: 0.5,
     };
-    s.churn = Some(spec.clone());
+    let s = Scenario {
+        ups: vec![up(1000.0)],
+        t1_ms: 500,
+        n1: 1,
+        churn: Some(spec.clone()),
+        ..Scenario::default()
+    };
     (s, spec)
 }
 
@@ -176,7 +182,8 @@ fn churn_keeps_the_tables_bounded() {
         assert!(x.engine_nodes <= 1 + spec.live + x.leaving_cps + 1, "{x:?}");
     }
     // Growth stops: the last third holds no more than the middle third, give or take a tenth.
-    let third = |k: f64, f: &dyn Fn(&TableSample) -> usize| -> usize {
+    type Field = fn(&TableSample) -> usize;
+    let third = |k: f64, f: Field| -> usize {
         c.tables
             .iter()
             .filter(|x| x.t > k * spec.run_secs / 3.0 && x.t <= (k + 1.0) * spec.run_secs / 3.0)
@@ -184,11 +191,11 @@ fn churn_keeps_the_tables_bounded() {
             .max()
             .unwrap_or(0)
     };
-    let fields: [(&str, &dyn Fn(&TableSample) -> usize); 4] = [
-        ("associated", &|x| x.ups[0].associated),
-        ("sessions", &|x| x.ups[0].sessions),
-        ("cached responses", &|x| x.ups[0].cached_responses),
-        ("pending requests", &|x| x.ups[0].pending_requests),
+    let fields: [(&str, Field); 4] = [
+        ("associated", |x| x.ups[0].associated),
+        ("sessions", |x| x.ups[0].sessions),
+        ("cached responses", |x| x.ups[0].cached_responses),
+        ("pending requests", |x| x.ups[0].pending_requests),
     ];
     for (name, f) in fields {
         let (middle, last) = (third(1.0, f), third(2.0, f));
@@ -220,8 +227,10 @@ fn every_live_cp_is_throttled_while_the_up_is_overloaded() {
 /// retransmission.
 #[test]
 fn the_restart_ideal_has_no_capacity_while_the_up_is_down() {
-    let mut s = Scenario::default();
-    s.ups = vec![up(1000.0)];
+    let s = Scenario {
+        ups: vec![up(1000.0)],
+        ..Scenario::default()
+    };
     let restart = RestartSpec {
         up: 0,
         load: 0.8,
@@ -247,9 +256,11 @@ fn the_restart_ideal_has_no_capacity_while_the_up_is_down() {
 /// restart, at 0.8 of its capacity during the outage, refuses nothing.
 #[test]
 fn the_up_that_stays_refuses_nothing_when_it_can_carry_the_load() {
-    let mut s = Scenario::default();
-    s.cps = 8;
-    s.ups = vec![up(1000.0), up(1000.0)];
+    let s = Scenario {
+        cps: 8,
+        ups: vec![up(1000.0), up(1000.0)],
+        ..Scenario::default()
+    };
     let restart = RestartSpec {
         up: 0,
         load: 0.4,

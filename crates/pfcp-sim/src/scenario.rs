@@ -211,12 +211,22 @@ impl CpProfile {
         match self {
             CpProfile::Toolkit => Some(classified),
             CpProfile::NoOverloadControl => None,
+            CpProfile::FixedPriority => self.fixed_priority(message_type),
+        }
+    }
+
+    /// The priority it puts on a request of `message_type` whatever its class: for
+    /// [`CpProfile::FixedPriority`], 0 on a Session Establishment Request and 12 on any other;
+    /// `None` for the others.
+    pub fn fixed_priority(self, message_type: MessageType) -> Option<MessagePriority> {
+        match self {
             CpProfile::FixedPriority
                 if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST =>
             {
                 Some(MessagePriority::HIGHEST)
             }
             CpProfile::FixedPriority => MessagePriority::new(12),
+            CpProfile::Toolkit | CpProfile::NoOverloadControl => None,
         }
     }
 }
