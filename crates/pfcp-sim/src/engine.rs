@@ -26,33 +26,33 @@
 //!
 //! ## Modules
 //!
-//! `lives` (CP functions that come and go: the churn run), `measure` (the samples per control
-//! interval, the ideal, the run's result).
+//! `cp` (the CP functions: their offers, the priorities in their headers, their records),
+//! `network` (datagrams with delay, jitter and loss), `lives` (CP functions that come and go:
+//! the churn run), `measure` (the samples per control interval, the ideal, the run's result).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use pfcp_node::{Node, NodeEvent, PeerEvent, RequestError, RequestId, Response};
-use pfcp_throttle::classify::Procedure;
-use pfcp_throttle::Classifier;
+use pfcp_node::{Node, NodeEvent, PeerEvent};
 use pfcp_wire::ie::RecoveryTimeStamp;
 
 use crate::config;
-use crate::record::{CpRecorder, ProfileRecords, RunResult, Sample, WireMarks};
+use crate::record::{ProfileRecords, RunResult, Sample};
 use crate::responder::{Answer, Responder};
-use crate::scenario::{
-    Arrivals, ChurnSpec, CpProfile, RestartSpec, Scenario, Selection, StepSpec, Strategy,
-};
-use crate::traffic::{build_request, splitmix, unit, Class, SessionCounts, SessionDriver, Work};
+use crate::scenario::{Arrivals, ChurnSpec, CpProfile, RestartSpec, Scenario, StepSpec, Strategy};
+use crate::traffic::{splitmix, unit, Class, SessionCounts};
 
+mod cp;
 mod lives;
 mod measure;
+mod network;
 
-use lives::{Churn, Life};
+use cp::CpApp;
+use lives::Churn;
 use measure::Ideal;
+use network::Delivery;
 
 /// The engine's tables: keys it makes itself, hashed with a fixed seed (deterministic, and no
 /// SipHash on every datagram).
@@ -89,19 +89,6 @@ fn ns(secs: f64) -> u64 {
     (secs.max(0.0) * NS as f64) as u64
 }
 
-/// A datagram in flight, between the addresses `from` and `to` of the nodes at `src` and `dst`
-/// when it was sent (a node whose life ended is no longer there to receive it).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Delivery {
-    at: u64,
-    dst: usize,
-    src: usize,
-    seq: u64,
-    from: SocketAddr,
-    to: SocketAddr,
-    bytes: Bytes,
-}
-
 /// The application on top of a node.
 #[derive(Debug)]
 enum App {
@@ -116,42 +103,6 @@ struct SimNode {
     node: Node,
     addr: SocketAddr,
     app: App,
-}
-
-/// A request in flight at a CP function.
-#[derive(Debug)]
-struct InFlight {
-    work: Work,
-    offered_at: u64,
-    counted: bool,
-}
-
-/// A CP function's traffic and what it measured.
-#[derive(Debug)]
-struct CpApp {
-    /// Its place among the CP functions offering at once (its number but in a churn run).
-    place: usize,
-    profile: CpProfile,
-    driver: SessionDriver,
-    ups: Vec<SocketAddr>,
-    /// The UP functions with their static weights (their capacities, as an operator
-    /// configures them: Annex B combines them with the LCI), the candidates of a selection.
-    candidates: Vec<(SocketAddr, u32)>,
-    node_ie: Vec<u8>,
-    ip: IpAddr,
-    classifier: Classifier,
-    selection: Selection,
-    rr: usize,
-    rng: u64,
-    /// Where in each gap its paced offers fall, a fraction of the gap.
-    phase: f64,
-    next_arrival: Option<u64>,
-    inflight: Map<RequestId, InFlight>,
-    max_outstanding: usize,
-    record: CpRecorder,
-    /// The priorities in the headers of the session requests it sent.
-    wire: [WireMarks; 3],
-    life: Life,
 }
 
 /// A UP function's responder and its counters at the last sample.
@@ -217,27 +168,6 @@ struct Engine<'a> {
 /// The address of UP function `i`.
 fn up_addr(i: usize) -> SocketAddr {
     SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1 + i as u8)), 8805)
-}
-
-/// The address of CP function `i` (below 2^23, [`Scenario::validate`]).
-fn cp_addr(i: usize) -> SocketAddr {
-    let i = i as u32;
-    SocketAddr::new(
-        IpAddr::V4(Ipv4Addr::new(
-            10,
-            1 + (i >> 16) as u8,
-            (i >> 8) as u8,
-            i as u8,
-        )),
-        8805,
-    )
-}
-
-/// A hash of a datagram's identity, for its loss and jitter draws.
-fn draw(seed: u64, src: usize, dst: usize, seq: u64, salt: u64) -> u64 {
-    let mut s = seed ^ ((src as u64) << 40) ^ ((dst as u64) << 20) ^ salt.rotate_left(7);
-    s = s.wrapping_add(seq.wrapping_mul(0xD1B5_4A32_D192_ED03));
-    splitmix(&mut s)
 }
 
 /// Run `strategy` on `scenario` with `plan`; `origin` is the instant virtual time starts at
@@ -408,89 +338,6 @@ impl<'a> Engine<'a> {
         Ok(Node::new(config, self.instant(self.now))?)
     }
 
-    /// CP function `number` in `place` (its profile is the place's), offering until
-    /// `ends_at` if its life ends.
-    fn cp_node(
-        &self,
-        number: usize,
-        place: usize,
-        ends_at: Option<u64>,
-    ) -> Result<SimNode, SimError> {
-        let scenario = self.scenario;
-        let profile = scenario.cp_profile(place);
-        let rts = RecoveryTimeStamp(3_800_000_000_u32.wrapping_add(number as u32));
-        let config = config::cp_config_with(scenario, number, self.strategy, rts, profile);
-        let node = Node::new(config, self.instant(self.now))?;
-        let addr = cp_addr(number);
-        let seed = crate::traffic::driver_seed(scenario.seed, number);
-        let driver = SessionDriver::new(
-            self.classes.to_vec(),
-            scenario.sessions_per_cp,
-            scenario.modifications,
-            scenario.redirect && scenario.ups.len() > 1,
-            seed,
-        );
-        let ups: Vec<SocketAddr> = (0..scenario.ups.len()).map(up_addr).collect();
-        let releases = self.churn.as_ref().is_some_and(|c| c.releases(number));
-        Ok(SimNode {
-            node,
-            addr,
-            app: App::Cp(Box::new(CpApp {
-                place,
-                profile,
-                driver,
-                candidates: ups
-                    .iter()
-                    .enumerate()
-                    .map(|(u, a)| (*a, config::up_weight(scenario, u)))
-                    .collect(),
-                ups,
-                node_ie: config::node_id_ie(&config::cp_node_id(number)),
-                ip: addr.ip(),
-                classifier: Classifier::default(),
-                selection: scenario.selection,
-                rr: number,
-                rng: seed ^ 0x5EED,
-                phase: 0.0,
-                next_arrival: None,
-                inflight: Map::default(),
-                max_outstanding: 65_536,
-                record: CpRecorder::new(self.classes.len(), scenario.ups.len()),
-                wire: [WireMarks::default(); 3],
-                life: Life::new(ends_at, releases),
-            })),
-        })
-    }
-
-    /// CP function `i` starts: it associates with every UP function now and offers from
-    /// 50 ms later.
-    fn start_cp(&mut self, i: usize) {
-        let now = self.now;
-        let t = self.instant(now);
-        let ups: Vec<SocketAddr> = (0..self.scenario.ups.len()).map(up_addr).collect();
-        let SimNode { node, app, .. } = &mut self.nodes[i];
-        let App::Cp(c) = app else {
-            return;
-        };
-        for &u in &ups {
-            if let Ok(id) = node.associate(u, t) {
-                c.life.associating.push(id);
-            }
-        }
-        // Each CP function offers at a phase of its own, uniform over its gap (module docs,
-        // "Arrivals").
-        c.phase = unit(splitmix(&mut c.rng));
-        let phase = c.phase;
-        let first = now
-            + ns(0.05)
-            + ns(match self.scenario.arrivals {
-                Arrivals::Paced => phase * self.gap_at(now, phase),
-                Arrivals::Poisson => self.gap_at(now, phase),
-            });
-        self.next_arrival(i, first);
-        self.pump(i);
-    }
-
     fn run(&mut self) {
         // Associations first; the load starts 50 ms later.
         for i in 0..self.nodes.len() {
@@ -599,19 +446,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn deliver(&mut self, d: Delivery) {
-        let Some(n) = self.nodes.get(d.dst) else {
-            return;
-        };
-        // Down, or the life it was sent to ended.
-        if self.down[d.dst] || n.addr != d.to || matches!(n.app, App::Vacant) {
-            return;
-        }
-        let t = self.instant(self.now);
-        self.nodes[d.dst].node.handle_datagram(d.from, d.bytes, t);
-        self.pump(d.dst);
-    }
-
     fn wake(&mut self, i: usize) {
         let now = self.now;
         let t = self.instant(now);
@@ -649,103 +483,6 @@ impl<'a> Engine<'a> {
             self.next_arrival(i, next);
         }
         self.pump(i);
-    }
-
-    /// The gap in seconds from one offer of a CP function at `t` to its next: the offered
-    /// rate's period when paced, an exponential draw from `u` (uniform in [0, 1)) when Poisson.
-    fn gap_at(&self, t: u64, u: f64) -> f64 {
-        let rate = self.load_at(t) * self.scenario.capacity() / self.offering_cps() as f64;
-        match self.scenario.arrivals {
-            Arrivals::Poisson => -(1.0 - u).ln() / rate.max(1e-9),
-            Arrivals::Paced => 1.0 / rate.max(1e-9),
-        }
-    }
-
-    fn next_arrival(&mut self, i: usize, at: u64) {
-        let end = self.offers_end;
-        if let App::Cp(c) = &mut self.nodes[i].app {
-            let life_end = c.life.ends_at.unwrap_or(u64::MAX);
-            c.next_arrival = (at < end && at < life_end && c.life.offering()).then_some(at);
-        }
-    }
-
-    /// One offer of CP function `i`.
-    fn offer(&mut self, i: usize) {
-        let now = self.now;
-        let t = self.instant(now);
-        let counted = now >= self.window.0 && now < self.window.1;
-        let SimNode { node, app, .. } = &mut self.nodes[i];
-        let App::Cp(c) = app else {
-            return;
-        };
-        let full = c.inflight.len() >= c.max_outstanding;
-        let work = if full {
-            None
-        } else {
-            let CpApp {
-                driver,
-                ups,
-                candidates,
-                selection,
-                rr,
-                ..
-            } = &mut **c;
-            driver.next(|| match selection {
-                Selection::RoundRobin => {
-                    *rr = rr.wrapping_add(1);
-                    *rr % ups.len().max(1)
-                }
-                Selection::Load => node
-                    .select_up(candidates, t)
-                    .and_then(|a| ups.iter().position(|u| *u == a))
-                    .unwrap_or(0),
-            })
-        };
-        let Some(work) = work else {
-            c.record.skipped(counted);
-            return;
-        };
-        let Ok((header, ies)) =
-            build_request(work.step, work.cp_seid, work.up_seid, &c.node_ie, c.ip)
-        else {
-            return;
-        };
-        // The header's message priority is the profile's: with this toolkit's profile, every
-        // strategy marks its requests with the classifier's priority, so that the UP's
-        // self-protection can rank them (clause 6.2.4.5.2).
-        let mt = header.message_type;
-        let classified = c
-            .classifier
-            .classify(&work.profile.context(Procedure::of(mt)))
-            .class
-            .priority;
-        let header = match c.profile.header_priority(mt, classified) {
-            Some(p) => header.with_priority(p),
-            None => header,
-        };
-        let Some(&to) = c.ups.get(work.up) else {
-            return;
-        };
-        c.record.offered(&work, counted);
-        match node.send_request(to, header, &ies, &work.profile, t) {
-            Ok(id) => {
-                c.inflight.insert(
-                    id,
-                    InFlight {
-                        work,
-                        offered_at: now,
-                        counted,
-                    },
-                );
-            }
-            Err(_) => {
-                let failed = Err(RequestError::Timeout { transmissions: 0 });
-                let settled = c
-                    .record
-                    .settle(&work, &failed, &c.ups, Duration::ZERO, counted);
-                c.driver.settle(&work, settled);
-            }
-        }
     }
 
     /// Drain node `i`: transmits to the network, events to its application, until quiet.
@@ -805,50 +542,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn send(&mut self, src: usize, to: SocketAddr, bytes: Bytes) {
-        let Some(&dst) = self.by_addr.get(&to) else {
-            return;
-        };
-        if self.down[src] {
-            return;
-        }
-        let from = match &mut self.nodes[src] {
-            SimNode {
-                app: App::Vacant, ..
-            } => return,
-            SimNode {
-                app: App::Cp(c),
-                addr,
-                ..
-            } => {
-                WireMarks::count(&mut c.wire, &bytes);
-                *addr
-            }
-            n => n.addr,
-        };
-        let seq = {
-            let s = self.link_seq.entry((src, dst)).or_insert(0);
-            *s += 1;
-            *s
-        };
-        let link = &self.scenario.link;
-        let seed = self.scenario.seed;
-        if link.loss > 0.0 && unit(draw(seed, src, dst, seq, 1)) < link.loss {
-            return;
-        }
-        let delay = link.delay_ms + link.jitter_ms * unit(draw(seed, src, dst, seq, 2));
-        let at = self.now + ns(delay / 1000.0).max(1);
-        self.net.push(Reverse(Delivery {
-            at,
-            dst,
-            src,
-            seq,
-            from,
-            to,
-            bytes,
-        }));
-    }
-
     fn on_event(&mut self, i: usize, e: NodeEvent) {
         let now = self.now;
         let t = self.instant(now);
@@ -876,15 +569,5 @@ impl<'a> Engine<'a> {
             }
             _ => {}
         }
-    }
-}
-
-impl CpApp {
-    fn settle(&mut self, f: InFlight, result: Result<Response, RequestError>, now: u64) {
-        let latency = Duration::from_nanos(now.saturating_sub(f.offered_at));
-        let settled = self
-            .record
-            .settle(&f.work, &result, &self.ups, latency, f.counted);
-        self.driver.settle(&f.work, settled);
     }
 }
