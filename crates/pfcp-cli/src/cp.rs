@@ -181,6 +181,8 @@ struct Ctx {
     /// With route groups: the `ups` of the first (preferred) group, which new sessions are
     /// asked of. Empty: all.
     preferred: Vec<usize>,
+    /// `--profile`: the message priorities it fixes.
+    profile: pfcp_sim::scenario::CpProfile,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
@@ -209,9 +211,19 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .with_n1(args.n1)
         .with_max_outstanding_per_peer(args.max_outstanding.max(4096))
         .with_max_outstanding(args.max_outstanding.max(65_536));
-    let local = LocalNode::cp(node.clone(), recovery_time_stamp());
+    let profile = args.profile.profile();
+    let mut local = LocalNode::cp(node.clone(), recovery_time_stamp());
+    if !profile.supports_overload_control() {
+        // Neither OVRL nor LOAD (clauses 6.2.3.2, 6.2.4.2): the UP functions send it no OCI.
+        local.cp_features = pfcp_wire::ie::CpFunctionFeatures::empty();
+    }
 
     let plan = egress::Plan::of(args)?;
+    if !profile.supports_overload_control()
+        && (plan.is_some() || args.redirect || !args.route_group.is_empty())
+    {
+        return Err("--profile no-overload-control: no CP overload control, so no --redirect, --route-group or egress throttling".into());
+    }
     let redirect_list = args.redirect && args.ups.len() > 1;
     // The Node IDs of the UP functions, for the route list and the egress sets (the CP's
     // throttles are per UP function).
@@ -254,8 +266,9 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     // The node's draws from another stream than the class draws of the same seed.
     let mut config = EndpointConfig::new(local)
         .with_seed(!seed)
-        .with_transactions(xact)
-        .with_cp(
+        .with_transactions(xact);
+    if profile.supports_overload_control() {
+        config = config.with_cp(
             cp.with_loss(loss)
                 .with_probe_gap_factor(probes)
                 .with_probe_fall_factor(fall_probes)
@@ -264,6 +277,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
                     (args.exempt_hold_ms > 0).then(|| Duration::from_millis(args.exempt_hold_ms)),
                 ),
         );
+    }
     if args.track_state {
         config = config.with_state_tracker(TrackerConfig::default());
     }
@@ -330,6 +344,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         classify: args.track_state,
         reports: report_counter,
         preferred,
+        profile,
     });
     let state = Arc::new(Mutex::new(
         State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), seed)

@@ -182,6 +182,7 @@ impl Job<'_> {
             Plan::Steady(x) => table::load(*x),
             Plan::Step(_) => "step".into(),
             Plan::Restart(_) => "restart".into(),
+            Plan::Churn(c) => format!("churn of {} CP functions", c.associations),
         };
         let scale = if self.small { ", small scale" } else { "" };
         format!("virtual time: {} at {what}{scale}", self.strategy.name())
@@ -255,6 +256,9 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
             if let Some(r) = &scenario.restart {
                 jobs.push(job(Plan::Restart(r.clone())));
             }
+            if let Some(c) = &scenario.churn {
+                jobs.push(job(Plan::Churn(c.clone())));
+            }
         }
     }
     let real_jobs: Vec<(Strategy, f64)> = if want_real {
@@ -315,6 +319,7 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
                     .push(StepReport::new(r, st.phase_secs, scenario.capacity()))
             }
             Plan::Restart(_) => virtual_time.restart.push(r),
+            Plan::Churn(_) => virtual_time.churn.push(r),
         }
     }
     let priority = report::priority_class(&scenario);
@@ -410,6 +415,7 @@ fn run_virtual(
                         Plan::Steady(_) => "steady",
                         Plan::Step(_) => "step",
                         Plan::Restart(_) => "restart",
+                        Plan::Churn(_) => "churn",
                     };
                     let scale = if job.small { "small" } else { "full" };
                     publish(r, "virtual", scale, plan);

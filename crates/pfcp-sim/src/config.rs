@@ -8,10 +8,10 @@ use pfcp_node::cp::{CpConfig, Destination, LossMode};
 use pfcp_node::{AdmissionConfig, LocalNode, NodeConfig, PriorityPolicy, TransactionConfig};
 use pfcp_overload::{ControlLaw, NodeKey, UpSelector};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
-use pfcp_wire::ie::RecoveryTimeStamp;
+use pfcp_wire::ie::{CpFunctionFeatures, RecoveryTimeStamp};
 use pfcp_wire::Encode;
 
-use crate::scenario::{Scenario, Strategy};
+use crate::scenario::{CpProfile, Scenario, Strategy};
 
 /// The Node ID of UP function `i`.
 pub fn up_node_id(i: usize) -> NodeKey {
@@ -74,16 +74,34 @@ pub fn up_config(
     )
 }
 
-/// CP function `i` under `strategy`: overload control for random Loss and this toolkit (none
-/// for the other two: their CP functions ignore OCI), and the route list of every UP function
-/// when the scenario redirects.
+/// CP function `i` under `strategy`, with its profile from the scenario
+/// ([`Scenario::cp_profile`]): see [`cp_config_with`].
 pub fn cp_config(
     scenario: &Scenario,
     i: usize,
     strategy: Strategy,
     rts: RecoveryTimeStamp,
 ) -> NodeConfig {
-    let local = LocalNode::cp(cp_node_id(i), rts);
+    cp_config_with(scenario, i, strategy, rts, scenario.cp_profile(i))
+}
+
+/// CP function `i` under `strategy` with `profile`: overload control for random Loss and this
+/// toolkit (none for the other two: their CP functions ignore OCI; none for a CP function of
+/// [`CpProfile::NoOverloadControl`] under any strategy, which also advertises no OVRL or LOAD
+/// feature), and the route list of every UP function when the scenario redirects.
+pub fn cp_config_with(
+    scenario: &Scenario,
+    i: usize,
+    strategy: Strategy,
+    rts: RecoveryTimeStamp,
+    profile: CpProfile,
+) -> NodeConfig {
+    let mut local = LocalNode::cp(cp_node_id(i), rts);
+    if !profile.supports_overload_control() {
+        // It advertises neither OVRL nor LOAD (clauses 6.2.3.2, 6.2.4.2): the UP functions
+        // know it takes no OCI.
+        local.cp_features = CpFunctionFeatures::empty();
+    }
     let mut config = NodeConfig::new(local)
         .with_transactions(transactions(scenario))
         .with_seed(scenario.seed ^ 0xCCCC_0000 ^ i as u64);
@@ -91,6 +109,7 @@ pub fn cp_config(
     // LCI only corrects the split (`UpSelector::spare_offset`).
     let selecting = CpConfig::default().with_selector(UpSelector::default().with_spare_offset(25));
     let cp = match strategy {
+        _ if !profile.supports_overload_control() => None,
         Strategy::NoControl | Strategy::SelfProtection => None,
         // Annex A.1 as written: random drops, no probes, no priority requests sent ahead or
         // held (the toolkit's own additions).

@@ -8,12 +8,18 @@
 //!
 //! A [`Scenario`] says what runs: the UP functions (capacity, queue, the cost of a refusal),
 //! the CP functions and their traffic (a class mix, sessions that are established, modified
-//! and deleted), the loads (a sweep, a step, a restart), and the [`Strategy`]s compared: no
-//! control, UP self-protection only, the Annex A.1 random Loss with a plain utilisation
-//! metric, and this toolkit. [`run`] runs one strategy on one [`Plan`] and returns what it
-//! measured ([`RunResult`]): goodput against the ideal `min(offered, capacity)`, success per
-//! class, latency percentiles, the spread of new sessions, and a time series per control
-//! interval.
+//! and deleted; profiles for those that are not this toolkit's, [`scenario::CpProfile`]), the
+//! loads (a sweep, a step, a restart, CP functions coming and going), and the [`Strategy`]s
+//! compared: no control, UP self-protection only, the Annex A.1 random Loss with a plain
+//! utilisation metric, and this toolkit. [`run`] runs one strategy on one [`Plan`] and returns
+//! what it measured ([`RunResult`]): goodput against the ideal (`min(offered, capacity)`, per
+//! control interval with the capacity of the UP functions up where a run is recorded per
+//! interval), success per class and per CP profile, latency percentiles, the spread of new
+//! sessions, what each UP function refused, and a time series per control interval.
+//!
+//! Memory follows what is alive: a CP function's session slots are allocated as its sessions
+//! start and reused as they end, and in a churn run a CP function whose life ended leaves its
+//! node slot to the next.
 //!
 //! ```
 //! use std::time::Instant;

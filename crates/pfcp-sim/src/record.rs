@@ -9,6 +9,13 @@ use serde::Serialize;
 
 use crate::traffic::{SessionCounts, Settled, Step, Work};
 
+mod churn;
+mod profile;
+
+pub use churn::{ChurnResult, TableSample, ThrottleCheck, UpTables};
+pub(crate) use profile::{profile_results, ProfileRecords};
+pub use profile::{ProfileResult, WireMarks};
+
 /// Outcome counts of the requests offered in the measured window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
@@ -128,8 +135,14 @@ pub struct RunResult {
     pub latency: Latency,
     /// Successful transactions per second.
     pub goodput: f64,
-    /// The ideal goodput: `min(offered, capacity)` per second.
+    /// The ideal goodput per second: with a constant load and every UP function up (the
+    /// sweep), `min(offered, capacity)` over the measured window; recorded every control
+    /// interval (the step, the restart, churn), `min(offered, capacity of the UP functions
+    /// up)` per interval, summed over the run (a UP function that is down has no capacity).
+    /// [`RunResult::ideal_basis`] says which.
     pub ideal: f64,
+    /// What [`RunResult::ideal`] is, in words.
+    pub ideal_basis: String,
     /// New sessions accepted per UP function.
     pub sessions_per_up: Vec<u64>,
     /// The sessions' fate, all CP functions together.
@@ -138,6 +151,29 @@ pub struct RunResult {
     pub up_datagrams: f64,
     /// Per control interval (the step and restart runs only).
     pub series: Vec<Sample>,
+    /// Requests each UP function refused over the run (Cause 74 on arrival, evicted, or
+    /// expired in its queue; dropped without an answer without control), in the order of
+    /// the scenario's UP functions (a restarted one's lives together).
+    pub refused_per_up: Vec<u64>,
+    /// The UP function that restarted (the restart run).
+    pub restarted_up: Option<usize>,
+    /// Per CP profile ([`crate::scenario::CpProfile`]), those present.
+    pub by_profile: Vec<ProfileResult>,
+    /// The most session slots one CP function's driver allocated (the most sessions it had
+    /// at once), and all CP functions' together at the end.
+    pub session_slots: SlotUse,
+    /// The churn run's measures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<ChurnResult>,
+}
+
+/// Session slots the CP functions' drivers allocated ([`crate::traffic::SessionDriver`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SlotUse {
+    /// The most one CP function allocated.
+    pub max_per_cp: u64,
+    /// All CP functions' together (in a churn run: those alive at the end).
+    pub total: u64,
 }
 
 impl RunResult {
@@ -150,6 +186,42 @@ impl RunResult {
         }
     }
 
+    /// What the UP functions that did not restart refused (all of them outside a restart
+    /// run).
+    pub fn refused_by_others(&self) -> u64 {
+        self.refused_per_up
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != self.restarted_up)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The emergency success share (eMPS if the mix has no emergency class) of the CP
+    /// functions whose profile supports overload control, if they offered any.
+    pub fn supporting_emergency_success(&self) -> Option<f64> {
+        let (mut offered, mut succeeded) = (0u64, 0u64);
+        for p in self
+            .by_profile
+            .iter()
+            .filter(|p| p.profile.supports_overload_control())
+        {
+            let class = ["emergency", "emps"]
+                .iter()
+                .find_map(|c| p.by_class.iter().find(|(n, _)| n == c));
+            if let Some((_, t)) = class {
+                offered += t.offered;
+                succeeded += t.succeeded;
+            }
+        }
+        (offered > 0).then(|| succeeded as f64 / offered as f64)
+    }
+
+    /// The results of the CP functions of `profile`, if there were any.
+    pub fn profile(&self, profile: crate::scenario::CpProfile) -> Option<&ProfileResult> {
+        self.by_profile.iter().find(|p| p.profile == profile)
+    }
+
     /// The success share of class `name`, if it was offered.
     pub fn class_success(&self, name: &str) -> Option<f64> {
         self.by_class
@@ -158,6 +230,13 @@ impl RunResult {
             .map(|(_, t)| t.success())
     }
 }
+
+/// [`RunResult::ideal_basis`] of a run at a constant load.
+pub const STEADY_IDEAL: &str = "min(offered, capacity) over the measured window";
+
+/// [`RunResult::ideal_basis`] of a run recorded every control interval.
+pub const INTERVAL_IDEAL: &str =
+    "min(offered, capacity of the UP functions up) per control interval, summed over the run";
 
 /// What one CP function measured: outcomes per class and request type of the requests offered
 /// in the window, latencies of the successful ones, and the sessions each UP function took.
@@ -329,6 +408,7 @@ impl CpRecorder {
             latency: Latency::of(&mut self.latencies_us),
             goodput: total.succeeded as f64 / measured,
             ideal: (total.offered as f64 / measured).min(capacity),
+            ideal_basis: STEADY_IDEAL.into(),
             sessions_per_up: self.sessions_per_up.clone(),
             ..RunResult::default()
         }

@@ -2,6 +2,7 @@
 //! the strategies compared. Deserialised from TOML or JSON (serde) for custom runs; the default
 //! ([`Scenario::default`]) is the one `pfcp sim` runs when given none.
 
+use pfcp_wire::{MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 
 use crate::traffic::{parse_mix, Class, MixError};
@@ -155,6 +156,131 @@ impl Default for RestartSpec {
     }
 }
 
+/// How a CP function takes part in overload control: the CP functions of a deployment are
+/// not all alike.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpProfile {
+    /// The CP function of the run's strategy: with this toolkit (or random Loss) it honours
+    /// OCI (clause 6.2.4.4); the message priority in the header is its classifier's
+    /// (clause 6.2.4.5.2), with every strategy, so that a UP function can rank its requests.
+    #[default]
+    Toolkit,
+    /// A CP function without overload control: it ignores OCI (no
+    /// [`CpOverloadControl`](pfcp_node::cp::CpOverloadControl)) and sets no message priority
+    /// in the header, so a UP function ranks its requests at its default priority.
+    NoOverloadControl,
+    /// A CP function with fixed message priorities, as some SMFs are configured: 0 (the
+    /// highest) on every Session Establishment Request and 12 on every other request, whatever
+    /// the session's class. Its overload control is the strategy's (it honours OCI where the
+    /// strategy's CP functions do, throttling by its classifier's classes).
+    FixedPriority,
+}
+
+impl CpProfile {
+    /// Every profile, in the order of the report.
+    pub const ALL: [CpProfile; 3] = [
+        CpProfile::Toolkit,
+        CpProfile::NoOverloadControl,
+        CpProfile::FixedPriority,
+    ];
+
+    /// Its name in scenarios and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            CpProfile::Toolkit => "toolkit",
+            CpProfile::NoOverloadControl => "no-overload-control",
+            CpProfile::FixedPriority => "fixed-priority",
+        }
+    }
+
+    /// Whether it honours OCI when the strategy's CP functions do.
+    pub fn supports_overload_control(self) -> bool {
+        self != CpProfile::NoOverloadControl
+    }
+
+    /// The message priority it puts in the header of a request of `message_type` whose
+    /// class the classifier ranks at `classified`; `None`: no priority (MP = 0).
+    pub fn header_priority(
+        self,
+        message_type: MessageType,
+        classified: MessagePriority,
+    ) -> Option<MessagePriority> {
+        match self {
+            CpProfile::Toolkit => Some(classified),
+            CpProfile::NoOverloadControl => None,
+            CpProfile::FixedPriority => self.fixed_priority(message_type),
+        }
+    }
+
+    /// The priority it puts on a request of `message_type` whatever its class: for
+    /// [`CpProfile::FixedPriority`], 0 on a Session Establishment Request and 12 on any other;
+    /// `None` for the others.
+    pub fn fixed_priority(self, message_type: MessageType) -> Option<MessagePriority> {
+        match self {
+            CpProfile::FixedPriority
+                if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST =>
+            {
+                Some(MessagePriority::HIGHEST)
+            }
+            CpProfile::FixedPriority => MessagePriority::new(12),
+            CpProfile::Toolkit | CpProfile::NoOverloadControl => None,
+        }
+    }
+}
+
+/// A group of CP functions of one profile: `[[cp_groups]]` in a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpGroup {
+    /// How many CP functions.
+    pub count: usize,
+    /// Their profile.
+    pub profile: CpProfile,
+}
+
+/// CP functions come and go: `associations` CP functions over the run, `live` at a time. Each
+/// associates with every UP function, offers its share of the load for its life
+/// (`live x run_secs / associations` seconds), then releases its associations (Association
+/// Release, clause 6.2.8) or vanishes without a word (a share `vanish` of them, drawn from
+/// the seed; the UP functions notice only when their heartbeats go unanswered), and a new CP
+/// function, with an address and Node ID of its own, takes its place at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChurnSpec {
+    /// CP functions (associations) over the run.
+    pub associations: usize,
+    /// CP functions alive at once.
+    pub live: usize,
+    /// The load the live CP functions offer together, a multiple of the total capacity.
+    pub load: f64,
+    /// How long the run lasts, seconds.
+    pub run_secs: f64,
+    /// The share of CP functions that vanish instead of releasing, `0.0..=1.0`.
+    pub vanish: f64,
+}
+
+impl Default for ChurnSpec {
+    fn default() -> Self {
+        ChurnSpec {
+            associations: 10_000,
+            live: 100,
+            load: 2.0,
+            run_secs: 60.0,
+            vanish: 0.5,
+        }
+    }
+}
+
+impl ChurnSpec {
+    /// The life of one CP function, seconds.
+    pub fn life_secs(&self) -> f64 {
+        self.live as f64 * self.run_secs / self.associations.max(1) as f64
+    }
+}
+
 /// How a CP function's requests arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -192,7 +318,8 @@ pub struct Scenario {
     pub mix: String,
     /// Session Modification Requests per session.
     pub modifications: u32,
-    /// Session slots per CP function.
+    /// Sessions a CP function has at once, at most. Its slots are allocated as sessions start
+    /// (memory follows the sessions alive, not this cap).
     pub sessions_per_cp: usize,
     /// Work a UP function spends on a request it refuses (Cause 74 or a drop), as a share of
     /// serving one: what makes an unprotected UP function collapse.
@@ -211,6 +338,11 @@ pub struct Scenario {
     pub step: Option<StepSpec>,
     /// A UP restart run, if any.
     pub restart: Option<RestartSpec>,
+    /// A run in which CP functions come and go, if any.
+    pub churn: Option<ChurnSpec>,
+    /// Profiles of the CP functions: the first groups' `count` CP functions have their
+    /// group's profile, in order; the rest are [`CpProfile::Toolkit`]. Empty: all are.
+    pub cp_groups: Vec<CpGroup>,
     /// Redirect throttled establishments to the other UP functions.
     pub redirect: bool,
     /// How new sessions are spread.
@@ -250,6 +382,8 @@ impl Default for Scenario {
             sweep: SweepSpec::default(),
             step: Some(StepSpec::default()),
             restart: Some(RestartSpec::default()),
+            churn: None,
+            cp_groups: Vec::new(),
             redirect: true,
             selection: Selection::Load,
             arrivals: Arrivals::Paced,
@@ -275,7 +409,8 @@ impl Scenario {
     /// machine, and both engines can run: at most 4 CP functions, the UP functions' capacities
     /// scaled to 800 requests/s in all (their proportions kept), loads 0.5x, 2x and 5x measured
     /// for 4 s after 2 s (less if the scenario's sweep is shorter), T1 500 ms with N1 2 (so that a run drains in 1.5 s), no step and no
-    /// restart, and only no control and this toolkit (where present).
+    /// restart, and only no control and this toolkit (where present). The CP profiles keep
+    /// their shares, rounded.
     pub fn small(&self) -> Scenario {
         let total = self.capacity().max(1e-9);
         let scale = (800.0 / total).min(1.0);
@@ -283,9 +418,24 @@ impl Scenario {
             .into_iter()
             .filter(|s| self.strategies.contains(s))
             .collect();
+        let cps = self.cps.min(4);
+        // Each group's end among the CP functions, scaled and rounded.
+        let mut cp_groups = Vec::new();
+        let (mut end, mut small_end) = (0usize, 0usize);
+        for g in &self.cp_groups {
+            end = end.saturating_add(g.count);
+            let scaled = (end as f64 * cps as f64 / self.cps.max(1) as f64).round() as usize;
+            let scaled = scaled.clamp(small_end, cps);
+            cp_groups.push(CpGroup {
+                count: scaled - small_end,
+                profile: g.profile,
+            });
+            small_end = scaled;
+        }
         Scenario {
             name: format!("{} (small)", self.name),
-            cps: self.cps.min(4),
+            cps,
+            cp_groups,
             ups: self
                 .ups
                 .iter()
@@ -305,6 +455,7 @@ impl Scenario {
             },
             step: None,
             restart: None,
+            churn: None,
             strategies: if strategies.is_empty() {
                 vec![Strategy::Toolkit]
             } else {
@@ -312,6 +463,18 @@ impl Scenario {
             },
             ..self.clone()
         }
+    }
+
+    /// The profile of CP function `i` ([`Scenario::cp_groups`]).
+    pub fn cp_profile(&self, i: usize) -> CpProfile {
+        let mut first = 0usize;
+        for g in &self.cp_groups {
+            first = first.saturating_add(g.count);
+            if i < first {
+                return g.profile;
+            }
+        }
+        CpProfile::Toolkit
     }
 
     /// The UP functions' total capacity, requests per second.
@@ -374,6 +537,32 @@ impl Scenario {
                     "restart: up must name a UP function; load and run_secs above 0".into(),
                 );
             }
+        }
+        if let Some(c) = &self.churn {
+            if c.live == 0
+                || c.associations < c.live
+                || c.associations >= 1 << 23
+                || !(positive(c.load) && positive(c.run_secs) && (0.0..=1.0).contains(&c.vanish))
+            {
+                return bad(
+                    "churn: live at least 1, associations at least live and below 2^23, load and run_secs above 0, vanish in 0.0..=1.0"
+                        .into(),
+                );
+            }
+        }
+        let grouped = self
+            .cp_groups
+            .iter()
+            .fold(0usize, |n, g| n.saturating_add(g.count));
+        if grouped > self.cps {
+            return bad(format!(
+                "cp_groups name {grouped} CP functions, more than cps = {}",
+                self.cps
+            ));
+        }
+        // The engine's addresses: 10.0.0.x for the UP functions, 10.1.0.0/9 for the CPs.
+        if self.cps >= 1 << 23 || self.ups.len() > 254 {
+            return bad("cps must be below 2^23 and ups at most 254".into());
         }
         if self.strategies.is_empty() {
             return bad("give at least one strategy".into());

@@ -10,7 +10,7 @@
 //! deletion; a deletion frees it whatever its answer. A session the UP function lost (it
 //! restarted) is established again, marked as a restoration.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::net::IpAddr;
 
 use bytes::Bytes;
@@ -227,16 +227,33 @@ pub fn build_request(
     })
 }
 
+/// What a session slot holds now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum SlotState {
+    /// No session: the slot is on the free list.
+    #[default]
+    Free,
+    /// The session's next step waits in the ready queue.
+    Ready(Step),
+    /// A step of the session is in flight.
+    InFlight(Step),
+}
+
 /// One session slot.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
+    state: SlotState,
+    /// How many sessions the slot has held: the high half of the CP's SEIDs it gives, so a
+    /// settled step of an earlier session is told from the present one's.
+    generation: u32,
     class: usize,
     /// The UP function (an index the caller chose) holding the session, or asked to.
     up: usize,
     cp_seid: u64,
     up_seid: u64,
     modifications_left: u32,
-    /// The UP function lost the session: its next step establishes it again.
+    /// The UP function lost the session while a step was in flight: the next step
+    /// establishes it again.
     lost: bool,
     /// This life of the slot is a restoration of a lost session.
     restoring: bool,
@@ -274,17 +291,26 @@ pub struct Settled {
 }
 
 /// The sessions a CP function drives: slots, the queue of pending steps, SEIDs.
+///
+/// Memory follows the sessions alive, not the cap: a slot is allocated when a session starts
+/// and no free one is left, and a session that ends puts its slot on a free list the next
+/// session takes first. `sessions` of [`SessionDriver::new`] only bounds how many sessions
+/// exist at once (a CP with 200 000 slots and 30 sessions alive holds about 30 slots). The
+/// CP's SEID of a session is its slot's index in the low 32 bits and the slot's generation in
+/// the high 32 bits, so [`SessionDriver::lost`] finds a session without a table of SEIDs.
 #[derive(Debug, Clone)]
 pub struct SessionDriver {
     classes: Vec<Class>,
     modifications: u32,
     redirect: bool,
+    /// At most this many slots (sessions at once).
+    cap: usize,
     slots: Vec<Slot>,
-    free: Vec<usize>,
-    ready: VecDeque<(usize, Step)>,
-    by_cp_seid: HashMap<u64, usize>,
+    free: Vec<u32>,
+    /// Slots whose next step is ready, oldest first (the step is the slot's state).
+    ready: VecDeque<u32>,
+    live: usize,
     rng: u64,
-    next_cp_seid: u64,
     /// Sessions established, deleted, lost, restored (established again after a loss).
     pub counts: SessionCounts,
 }
@@ -302,9 +328,13 @@ pub struct SessionCounts {
     pub restored: u64,
 }
 
+/// The most slots a driver indexes (the low half of its SEIDs).
+const MAX_SLOTS: usize = u32::MAX as usize;
+
 impl SessionDriver {
-    /// `sessions` slots for sessions of `classes`, `modifications` per session, redirection of
-    /// throttled establishments allowed if `redirect`; draws seeded by `seed`.
+    /// At most `sessions` sessions at once (slots allocated as sessions start, see the type's
+    /// docs) of `classes`, `modifications` per session, redirection of throttled
+    /// establishments allowed if `redirect`; draws seeded by `seed`.
     pub fn new(
         classes: Vec<Class>,
         sessions: usize,
@@ -316,12 +346,12 @@ impl SessionDriver {
             classes,
             modifications,
             redirect,
-            slots: vec![Slot::default(); sessions],
-            free: (0..sessions).rev().collect(),
+            cap: sessions.min(MAX_SLOTS),
+            slots: Vec::new(),
+            free: Vec::new(),
             ready: VecDeque::new(),
-            by_cp_seid: HashMap::new(),
+            live: 0,
             rng: seed,
-            next_cp_seid: 1,
             counts: SessionCounts::default(),
         }
     }
@@ -331,32 +361,64 @@ impl SessionDriver {
         &self.classes
     }
 
+    /// Slots allocated so far: the most sessions that were alive at once (never above the
+    /// cap).
+    pub fn allocated_slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Sessions alive now (started and not ended).
+    pub fn live_sessions(&self) -> usize {
+        self.live
+    }
+
+    /// A slot for a new session: a free one, else a new one while under the cap.
+    fn take_slot(&mut self) -> Option<u32> {
+        if let Some(i) = self.free.pop() {
+            return Some(i);
+        }
+        if self.slots.len() >= self.cap {
+            return None;
+        }
+        let i = u32::try_from(self.slots.len()).ok()?;
+        self.slots.push(Slot::default());
+        Some(i)
+    }
+
     /// The next request: a pending step of a session, else a new session's establishment on
     /// the UP function `choose_up` picks. `None` when every slot is busy.
     pub fn next(&mut self, choose_up: impl FnOnce() -> usize) -> Option<Work> {
         let (slot, step) = match self.ready.pop_front() {
-            Some(next) => next,
+            Some(i) => {
+                let s = self.slots.get_mut(i as usize)?;
+                let SlotState::Ready(step) = s.state else {
+                    return None;
+                };
+                s.state = SlotState::InFlight(step);
+                (i, step)
+            }
             None => {
-                let slot = self.free.pop()?;
+                let i = self.take_slot()?;
                 let class = pick(&self.classes, splitmix(&mut self.rng));
-                let cp_seid = self.next_cp_seid;
-                self.next_cp_seid += 1;
-                self.by_cp_seid.insert(cp_seid, slot);
-                if let Some(s) = self.slots.get_mut(slot) {
-                    *s = Slot {
-                        class,
-                        up: choose_up(),
-                        cp_seid,
-                        up_seid: 0,
-                        modifications_left: self.modifications,
-                        lost: false,
-                        restoring: false,
-                    };
-                }
-                (slot, Step::Establish)
+                let modifications = self.modifications;
+                let s = self.slots.get_mut(i as usize)?;
+                let generation = s.generation.wrapping_add(1).max(1);
+                *s = Slot {
+                    state: SlotState::InFlight(Step::Establish),
+                    generation,
+                    class,
+                    up: choose_up(),
+                    cp_seid: (u64::from(generation) << 32) | u64::from(i),
+                    up_seid: 0,
+                    modifications_left: modifications,
+                    lost: false,
+                    restoring: false,
+                };
+                self.live += 1;
+                (i, Step::Establish)
             }
         };
-        let s = *self.slots.get(slot)?;
+        let s = *self.slots.get(slot as usize)?;
         let mut profile = self.classes.get(s.class)?.profile.clone();
         match step {
             Step::Establish => {
@@ -370,7 +432,7 @@ impl SessionDriver {
             }
         }
         Some(Work {
-            slot,
+            slot: slot as usize,
             step,
             class: s.class,
             up: s.up,
@@ -385,9 +447,12 @@ impl SessionDriver {
         let Some(slot) = self.slots.get_mut(w.slot) else {
             return;
         };
-        if slot.cp_seid != w.cp_seid {
+        if slot.cp_seid != w.cp_seid || slot.state != SlotState::InFlight(w.step) {
             return;
         }
+        let Ok(index) = u32::try_from(w.slot) else {
+            return;
+        };
         if slot.lost {
             // The UP function lost the session while this step was in flight: establish it
             // again (a restoration), whatever the answer was.
@@ -395,7 +460,8 @@ impl SessionDriver {
             slot.restoring = true;
             slot.up_seid = 0;
             slot.modifications_left = self.modifications;
-            self.ready.push_back((w.slot, Step::Establish));
+            slot.state = SlotState::Ready(Step::Establish);
+            self.ready.push_back(index);
             return;
         }
         let next = match w.step {
@@ -434,10 +500,14 @@ impl SessionDriver {
             }
         };
         match next {
-            Some(s) => self.ready.push_back((w.slot, s)),
+            Some(s) => {
+                slot.state = SlotState::Ready(s);
+                self.ready.push_back(index);
+            }
             None => {
-                self.by_cp_seid.remove(&slot.cp_seid);
-                self.free.push(w.slot);
+                slot.state = SlotState::Free;
+                self.live = self.live.saturating_sub(1);
+                self.free.push(index);
             }
         }
     }
@@ -446,186 +516,30 @@ impl SessionDriver {
     /// restoration, at its next step.
     pub fn lost(&mut self, cp_seids: impl IntoIterator<Item = u64>) {
         for seid in cp_seids {
-            let Some(&i) = self.by_cp_seid.get(&seid) else {
+            // The slot is the SEID's low half (see the type's docs); the SEID must still be
+            // the slot's present session's.
+            let Some(slot) = self.slots.get_mut((seid & 0xFFFF_FFFF) as usize) else {
                 continue;
             };
-            let Some(slot) = self.slots.get_mut(i) else {
+            if slot.cp_seid != seid {
                 continue;
-            };
-            self.counts.lost += 1;
-            // A session waiting for its next step is re-queued as an establishment; one with
-            // a step in flight is re-established when that step settles.
-            match self.ready.iter_mut().find(|(s, _)| *s == i) {
-                Some(entry) => {
-                    entry.1 = Step::Establish;
+            }
+            match slot.state {
+                SlotState::Free => continue,
+                // Waiting for its next step: that step becomes the establishment.
+                SlotState::Ready(_) => {
+                    slot.state = SlotState::Ready(Step::Establish);
                     slot.restoring = true;
                     slot.up_seid = 0;
                     slot.modifications_left = self.modifications;
                 }
-                None => slot.lost = true,
+                // A step in flight: re-established when it settles.
+                SlotState::InFlight(_) => slot.lost = true,
             }
+            self.counts.lost += 1;
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pfcp_wire::Message;
-    use std::net::Ipv4Addr;
-
-    #[test]
-    fn mix_parses() {
-        let m = parse_mix("emergency=5, arp2=25,ARP12=70").unwrap();
-        let names: Vec<&str> = m.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["emergency", "arp2", "arp12"]);
-        assert!(m[0].profile.context.emergency);
-        assert_eq!(m[2].profile.context.arp.highest(), Some(12));
-        for bad in [
-            "",
-            "arp16=1",
-            "arp0=1",
-            "gold=1",
-            "arp2",
-            "arp2=-1",
-            "arp2=1,arp2=2",
-            "none=0",
-        ] {
-            assert!(parse_mix(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn draws_follow_the_weights() {
-        let m = parse_mix("emergency=5,arp2=25,arp12=70").unwrap();
-        let mut rng = 1;
-        let mut n = [0u32; 3];
-        for _ in 0..100_000 {
-            n[pick(&m, splitmix(&mut rng))] += 1;
-        }
-        assert!((4_500..5_500).contains(&n[0]), "{n:?}");
-        assert!((24_000..26_000).contains(&n[1]), "{n:?}");
-        assert!((69_000..71_000).contains(&n[2]), "{n:?}");
-    }
-
-    /// The CP functions of a scenario draw independent classes: 16 drivers' emergency picks
-    /// (5 %) per 31 draws, the sessions one CP starts in 100 ms at 5x in the default
-    /// scenario, vary across the window like 16 independent binomials (variance about 16 x
-    /// 31 x 0.05 x 0.95 = 23.6), not like one of them times 16 (about 370): with seeds a
-    /// multiple of SplitMix64's increment apart, every driver drew the same sequence shifted.
-    #[test]
-    fn drivers_draw_independent_classes() {
-        let m = parse_mix("emergency=5,arp2=25,arp12=70").unwrap();
-        let mut states: Vec<u64> = (0..16).map(|i| driver_seed(1, i)).collect();
-        let windows: Vec<f64> = (0..2_000)
-            .map(|_| {
-                let mut n = 0u32;
-                for s in &mut states {
-                    for _ in 0..31 {
-                        n += u32::from(pick(&m, splitmix(s)) == 0);
-                    }
-                }
-                f64::from(n)
-            })
-            .collect();
-        let mean = windows.iter().sum::<f64>() / windows.len() as f64;
-        let var = windows.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / windows.len() as f64;
-        assert!((22.0..27.0).contains(&mean), "{mean}");
-        assert!((17.0..31.0).contains(&var), "{var}");
-    }
-
-    #[test]
-    fn requests_are_valid_pfcp() {
-        // Node ID IE, FQDN "smf1" (clause 8.2.38).
-        let node_ie = [0x00, 0x3c, 0x00, 0x06, 0x02, 0x04, b's', b'm', b'f', b'1'];
-        for step in Step::ALL {
-            let (h, ies) =
-                build_request(step, 0x1234, 0x99, &node_ie, Ipv4Addr::LOCALHOST.into()).unwrap();
-            let mut out = Vec::new();
-            let h = h.with_sequence(pfcp_wire::SequenceNumber::new(5).unwrap());
-            let mut w = pfcp_wire::encode::MessageWriter::begin(&mut out, &h).unwrap();
-            w.raw_ies(&ies).unwrap();
-            w.finish().unwrap();
-            let msg = Message::decode(&out).unwrap();
-            msg.validate().unwrap();
-            if step == Step::Establish {
-                assert_eq!(msg.f_seid().unwrap().unwrap().seid, 0x1234);
-            } else {
-                assert_eq!(msg.header().seid, Some(0x99));
-            }
-        }
-    }
-
-    #[test]
-    fn a_session_lives_its_steps_and_a_lost_one_is_restored() {
-        let mut d = SessionDriver::new(parse_mix("arp9=1").unwrap(), 1, 1, false, 7);
-        let e = d.next(|| 0).unwrap();
-        assert_eq!(e.step, Step::Establish);
-        assert!(d.next(|| 0).is_none(), "one slot, busy");
-        d.settle(
-            &e,
-            Settled {
-                accepted: true,
-                up_seid: Some(42),
-                holder: None,
-            },
-        );
-        let m = d.next(|| 0).unwrap();
-        assert_eq!((m.step, m.up_seid), (Step::Modify, 42));
-        assert_eq!(
-            m.profile.context.state.registration,
-            Some(Registration::Registered)
-        );
-        // The UP restarts while the modification is in flight.
-        d.lost([m.cp_seid]);
-        d.settle(
-            &m,
-            Settled {
-                accepted: false,
-                up_seid: None,
-                holder: None,
-            },
-        );
-        let r = d.next(|| 0).unwrap();
-        assert_eq!(r.step, Step::Establish);
-        assert_eq!(r.profile.context.state.restoration, Some(true));
-        d.settle(
-            &r,
-            Settled {
-                accepted: true,
-                up_seid: Some(43),
-                holder: None,
-            },
-        );
-        assert_eq!(
-            d.counts,
-            SessionCounts {
-                established: 2,
-                deleted: 0,
-                lost: 1,
-                restored: 1
-            }
-        );
-        let m = d.next(|| 0).unwrap();
-        d.settle(
-            &m,
-            Settled {
-                accepted: true,
-                up_seid: None,
-                holder: None,
-            },
-        );
-        let del = d.next(|| 0).unwrap();
-        assert_eq!(del.step, Step::Delete);
-        d.settle(
-            &del,
-            Settled {
-                accepted: true,
-                up_seid: None,
-                holder: None,
-            },
-        );
-        assert_eq!(d.counts.deleted, 1);
-        assert_eq!(d.next(|| 0).map(|w| w.step), Some(Step::Establish));
-    }
-}
+mod tests;

@@ -159,6 +159,44 @@ pub struct CpArgs {
     /// ADDR, e.g. `127.0.0.1:9185` (any path answers GET).
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<SocketAddr>,
+    /// How this CP function takes part in overload control (TS 29.244 clause 6.2.4), to
+    /// play the CP functions of a deployment that are not this toolkit's.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Profile::Toolkit,
+        value_name = "PROFILE",
+        help_heading = "CP profile"
+    )]
+    pub profile: Profile,
+}
+
+/// `--profile`: pfcp-sim's [`CpProfile`](pfcp_sim::scenario::CpProfile) on the command line.
+/// (The variants' docs are the help text.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum Profile {
+    /// This toolkit's overload control: it honours OCI, each request carries its class's
+    /// message priority.
+    #[default]
+    Toolkit,
+    /// No overload control: OCI ignored, no message priority in the header, neither OVRL nor
+    /// LOAD advertised (not with --redirect, --route-group or the egress flags).
+    NoOverloadControl,
+    /// This toolkit's overload control, but message priority 0 on every Session
+    /// Establishment Request and 12 on every other request, whatever the class.
+    FixedPriority,
+}
+
+impl Profile {
+    /// The profile it names.
+    pub fn profile(self) -> pfcp_sim::scenario::CpProfile {
+        use pfcp_sim::scenario::CpProfile;
+        match self {
+            Profile::Toolkit => CpProfile::Toolkit,
+            Profile::NoOverloadControl => CpProfile::NoOverloadControl,
+            Profile::FixedPriority => CpProfile::FixedPriority,
+        }
+    }
 }
 
 /// `--loss-mode`: what the CP's Loss throttles favour when a drop is due.

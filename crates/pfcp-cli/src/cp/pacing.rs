@@ -118,6 +118,12 @@ async fn transact(
     let mut label = None;
     let result = match build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip) {
         Ok((header, ies)) => {
+            // `--profile fixed-priority`: its priorities, not the class's (the node keeps a
+            // priority the header already has).
+            let header = match ctx.profile.fixed_priority(header.message_type) {
+                Some(p) => header.with_priority(p),
+                None => header,
+            };
             if ctx.classify {
                 // The label the CP's overload control gives it (TS 29.273 C.2: every
                 // adjustment that fired), from the node's tracked state now.

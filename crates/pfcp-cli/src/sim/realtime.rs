@@ -14,6 +14,7 @@ use pfcp_node::{
 use pfcp_sim::config::{cp_config, cp_node_id, node_id_ie, up_config, up_node_id, up_weight};
 use pfcp_sim::record::CpRecorder;
 use pfcp_sim::responder::{Answer, Responder};
+use pfcp_sim::scenario::CpProfile;
 use pfcp_sim::traffic::{build_request, Class, SessionDriver, Work};
 use pfcp_sim::{RunResult, Scenario, Selection, Strategy};
 use pfcp_throttle::classify::Procedure;
@@ -166,6 +167,7 @@ pub(super) async fn run(
             weights: weights.clone(),
             selection: sc.selection,
             node_ie: node_id_ie(&cp_node_id(i)),
+            profile: sc.cp_profile(i),
             rate,
             warmup,
             measure,
@@ -220,6 +222,8 @@ struct Pacer {
     weights: Vec<(SocketAddr, u32)>,
     selection: Selection,
     node_ie: Vec<u8>,
+    /// What its headers carry (the scenario's `cp_groups`).
+    profile: CpProfile,
     rate: f64,
     warmup: Duration,
     measure: Duration,
@@ -274,13 +278,23 @@ impl Pacer {
                         w,
                         self.ups.clone(),
                         self.node_ie.clone(),
-                        classifier.clone(),
+                        Marking {
+                            classifier: classifier.clone(),
+                            profile: self.profile,
+                        },
                         counted,
                     ));
                 }
             }
         }
     }
+}
+
+/// How a CP function marks its requests: its classifier's priority, put in the header as its
+/// profile says (as the virtual-time engine does).
+struct Marking {
+    classifier: Arc<Classifier>,
+    profile: CpProfile,
 }
 
 /// One request and its outcome, recorded as the virtual-time engine records it.
@@ -290,7 +304,7 @@ async fn transact(
     w: Work,
     ups: Vec<SocketAddr>,
     node_ie: Vec<u8>,
-    classifier: Arc<Classifier>,
+    marking: Marking,
     counted: bool,
 ) {
     let started = now();
@@ -306,11 +320,16 @@ async fn transact(
     ) {
         (Ok((header, ies)), Some(&to)) => {
             let mt = header.message_type;
-            let priority = classifier
+            let classified = marking
+                .classifier
                 .classify(&w.profile.context(Procedure::of(mt)))
                 .class
                 .priority;
-            ep.request_with(to, header.with_priority(priority), ies, w.profile.clone())
+            let header = match marking.profile.header_priority(mt, classified) {
+                Some(p) => header.with_priority(p),
+                None => header,
+            };
+            ep.request_with(to, header, ies, w.profile.clone())
                 .await
                 .map_err(|e| match e {
                     NodeError::Request(r) => r,

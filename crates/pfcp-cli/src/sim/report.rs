@@ -33,6 +33,8 @@ pub struct VirtualReport {
     pub step: Vec<StepReport>,
     /// The restart, per strategy.
     pub restart: Vec<RunResult>,
+    /// CP functions coming and going, per strategy.
+    pub churn: Vec<RunResult>,
     /// The figures of the sweep's table, one per run of [`VirtualReport::sweep`] in its order.
     pub points: Vec<Point>,
 }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use pfcp_sim::Scenario;
+use pfcp_sim::{RunResult, Scenario};
 
 use super::report::{Point, RealReport, Report, StepReport};
 
@@ -144,6 +144,8 @@ impl Report {
         self.render_sweep(&mut out);
         self.render_step(&mut out);
         self.render_restart(&mut out);
+        self.render_profiles(&mut out);
+        self.render_churn(&mut out);
         if let Some(rt) = &self.real_time {
             self.render_real(rt, &mut out);
         }
@@ -342,8 +344,13 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "  {:<15}  {:>13}  {:>8}  {:>13}  {:>16}",
-            "strategy", "sessions lost", "restored", "goodput/ideal", "answered locally"
+            "  {:<15}  {:>13}  {:>8}  {:>13}  {:>16}  {:>14}",
+            "strategy",
+            "sessions lost",
+            "restored",
+            "goodput/ideal",
+            "answered locally",
+            "others refused"
         );
         let order = self.strategy_order(v.restart.iter().map(|r| r.strategy.as_str()));
         for name in &order {
@@ -352,12 +359,13 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "  {:<15}  {:>13}  {:>8}  {:>13.3}  {:>16}",
+                "  {:<15}  {:>13}  {:>8}  {:>13.3}  {:>16}  {:>14}",
                 r.strategy,
                 r.sessions.lost,
                 r.sessions.restored,
                 r.goodput_ratio(),
-                r.total.unassociated
+                r.total.unassociated,
+                r.refused_by_others()
             );
         }
         let _ = writeln!(
@@ -368,6 +376,88 @@ impl Report {
             out,
             "  answered locally: requests the CP functions answered themselves with cause 72 (no association)"
         );
+        let _ = writeln!(
+            out,
+            "  others refused: requests the UP functions that did not restart refused; ideal: {}",
+            v.restart.first().map_or("", |r| r.ideal_basis.as_str())
+        );
+    }
+
+    /// Per CP profile, where the scenario mixes them: goodput share, emergency success, what
+    /// their headers carried.
+    fn render_profiles(&self, out: &mut String) {
+        let v = &self.virtual_time;
+        let runs = v.sweep.iter().chain(&v.restart).chain(&v.churn);
+        let mixed: Vec<&RunResult> = runs.filter(|r| r.by_profile.len() > 1).collect();
+        if mixed.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "\nvirtual time, CP profiles: share of the goodput (of the offers), emergency success, session requests sent without a message priority");
+        for r in mixed {
+            let _ = write!(out, "  {:>16} {:>5}:", r.strategy, load(r.load));
+            for p in &r.by_profile {
+                let sent: u64 = p.wire.iter().map(|(_, w)| w.sent).sum();
+                let unmarked: u64 = p.wire.iter().map(|(_, w)| w.unmarked).sum();
+                let _ = write!(
+                    out,
+                    " {} ({} CPs) {:.3} ({:.3}), {}, {unmarked} of {sent} unmarked;",
+                    p.profile.name(),
+                    p.cps,
+                    p.goodput_share,
+                    p.offered_share,
+                    p.emergency_success
+                        .map_or("-".into(), |e| format!("{e:.3}"))
+                );
+            }
+            let _ = writeln!(
+                out,
+                " emergency success of the CPs with overload control {}",
+                r.supporting_emergency_success()
+                    .map_or("-".into(), |e| format!("{e:.3}"))
+            );
+        }
+    }
+
+    /// The churn runs: lives, the UP functions' largest tables, whether the live CP functions
+    /// were throttled.
+    fn render_churn(&self, out: &mut String) {
+        for r in &self.virtual_time.churn {
+            let Some(c) = &r.churn else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "\nvirtual time, CP churn ({}): {} CP functions of {:.2} s lives, {} released, {} vanished; associations {} accepted, {} refused; the UPs saw {} releases and {} heartbeat failures; goodput {:.3} of ideal",
+                r.strategy,
+                c.started,
+                c.life_secs,
+                c.released,
+                c.vanished,
+                c.associations_accepted,
+                c.associations_refused,
+                c.releases_seen,
+                c.failures_seen,
+                r.goodput_ratio()
+            );
+            for (u, p) in c.peak.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  UP {}: at most {} peers known, {} associated, {} sessions, {} guard sources, {} cached responses",
+                    u + 1,
+                    p.peers,
+                    p.associated,
+                    p.sessions,
+                    p.guard_sources,
+                    p.cached_responses
+                );
+            }
+            let t = &c.throttle;
+            let _ = writeln!(
+                out,
+                "  throttled while overloaded: {} of {} CP lives checked ({} checked twice or more never), {} of {} checks",
+                t.lives_throttled, t.lives_checked, t.lives_never_throttled, t.checks_throttled, t.checks
+            );
+        }
     }
 
     fn render_real(&self, rt: &RealReport, out: &mut String) {
