@@ -453,4 +453,15 @@ fn publish(r: &RunResult, engine: &'static str, scale: &'static str, plan: &'sta
         metrics::gauge!("pfcp_sim_emergency_success_ratio", &labels).set(e);
     }
     metrics::counter!("pfcp_sim_points_total", "engine" => engine, "scale" => scale).increment(1);
+    // The simulated nodes' counters, summed over every run.
+    for (m, v) in pfcp_node::node::METRICS.iter().zip(&r.node_counters) {
+        if *v > 0.0 {
+            let labels: Vec<metrics::Label> = m
+                .labels
+                .iter()
+                .map(|(k, v)| metrics::Label::new(*k, *v))
+                .collect();
+            metrics::counter!(m.name, labels).increment(*v as u64);
+        }
+    }
 }

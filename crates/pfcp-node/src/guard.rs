@@ -90,6 +90,7 @@ pub struct IngressGuard {
     /// lookup runs for every datagram) and not an unseeded one (collision flooding).
     buckets: HashMap<SocketAddr, Bucket, foldhash::fast::RandomState>,
     dropped: u64,
+    dropped_associated: u64,
 }
 
 impl IngressGuard {
@@ -99,6 +100,7 @@ impl IngressGuard {
             config,
             buckets: HashMap::default(),
             dropped: 0,
+            dropped_associated: 0,
         }
     }
 
@@ -136,8 +138,9 @@ impl IngressGuard {
         } else {
             b.dropped += 1;
             self.dropped += 1;
-            metrics::counter!("pfcp_ingress_dropped_total", "associated" => if associated { "true" } else { "false" })
-                .increment(1);
+            if associated {
+                self.dropped_associated += 1;
+            }
             false
         }
     }
@@ -145,6 +148,11 @@ impl IngressGuard {
     /// Datagrams refused so far.
     pub fn dropped(&self) -> u64 {
         self.dropped
+    }
+
+    /// Of [`IngressGuard::dropped`], those from associated peers.
+    pub fn dropped_associated(&self) -> u64 {
+        self.dropped_associated
     }
 
     /// Datagrams refused from `source` (while its bucket is tracked).

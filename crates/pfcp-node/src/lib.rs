@@ -20,6 +20,8 @@
 //!   state above; an async request API (requests are encoded and sent from the caller's
 //!   task), and incoming requests answered by a synchronous request handler inside the
 //!   driver, or through a channel to the application's tasks.
+//! * `metrics`: [`export`], the node's counters and gauges through the `metrics` facade; the
+//!   endpoint exports them after each turn of its loop.
 //! * `tower` (implies `tokio`): `service`, a `tower_service::Service` over an `Endpoint`
 //!   for tower middleware and clients. Only the `tower-service` trait crate is added.
 //!
@@ -43,6 +45,8 @@ pub mod admission;
 pub mod cp;
 #[cfg(feature = "tokio")]
 pub mod endpoint;
+#[cfg(feature = "metrics")]
+pub mod export;
 pub mod guard;
 pub mod node;
 pub mod peer;

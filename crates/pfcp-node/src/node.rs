@@ -136,6 +136,7 @@ use held::HeldRequest;
 
 mod answer;
 mod config;
+mod counters;
 mod egress;
 mod held;
 mod inbound;
@@ -143,6 +144,7 @@ mod outbound;
 mod state;
 mod types;
 pub use config::{NodeConfig, NodeConfigError, PriorityPolicy};
+pub use counters::{LinkMetric, Metric, MetricKind, LINK_METRICS, METRICS};
 pub use state::CpStateTracker;
 pub use types::{
     IncomingRequest, NodeEvent, NodeStats, RequestError, RequestId, RequestProfile, RequestRef,

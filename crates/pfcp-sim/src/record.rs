@@ -165,6 +165,11 @@ pub struct RunResult {
     /// The churn run's measures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub churn: Option<ChurnResult>,
+    /// The nodes' counters at the end of the run, summed, in the order of
+    /// [`pfcp_node::node::METRICS`] (gauges left at 0): what an exporter publishes for a real
+    /// node. Not in the report.
+    #[serde(skip)]
+    pub node_counters: Vec<f64>,
 }
 
 /// Session slots the CP functions' drivers allocated ([`crate::traffic::SessionDriver`]).

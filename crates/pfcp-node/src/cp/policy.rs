@@ -14,20 +14,23 @@ use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
 use pfcp_overload::{
-    Candidate, CandidateView, IgnoreReason, LciOutcome, LoadTable, NodeKey, OciOrigin, OciOutcome,
-    OverloadEvent, OverloadTable, UpSelector,
+    Candidate, CandidateView, NodeKey, OciOrigin, OciOutcome, OverloadEvent, UpSelector,
 };
 use pfcp_throttle::{
-    Classification, Classifier, EgressConfigSets, LossConfig, LossThrottle, MessageKind,
-    PeerThrottles, Procedure, Refusal, RequestClass, RequestContext, RouteList, ThrottleReason,
-    Throttled,
+    Classification, Classifier, EgressConfigSets, MessageKind, Procedure, Refusal, RequestClass,
+    RequestContext, RouteList, ThrottleReason, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessageType};
 
 use super::hold::{HoldOutcome, HoldTicket};
-use super::link::{Held, SendRhythm, UpLink, UpLinks};
+use super::link::{UpLink, UpLinks};
 use super::{CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason};
 use super::{CpRequest, ResponseOutcome};
+
+mod counts;
+mod holds;
+mod redirect;
+use redirect::LinkConfig;
 
 /// How the throttles let a request through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -424,137 +427,6 @@ impl CpPolicy {
         })
     }
 
-    /// Try the alternates of the route list for a request the link of `node` refused: only
-    /// those not in overload themselves (their reduction is 0: one whose throttle sheds any
-    /// share would still let the rest of the redirected requests through on top of its own
-    /// traffic, so that with every UP function overloaded a request refused by one and tried
-    /// at each of the others nearly always got through somewhere; ten UP functions at 5x in
-    /// `pfcp sim`: twice their capacity arrived), each with its own throttles as a route
-    /// candidate (a refusal is not counted on its connection; router: the Maximum Per Message
-    /// Forwarding Allowed, [`RouteList::route`]).
-    fn redirect(
-        &mut self,
-        node: &NodeKey,
-        others: &mut dyn UpLinks,
-        class: RequestClass,
-        now: Instant,
-        draw: u64,
-    ) -> Option<Destination> {
-        let routes = self.routes.as_mut()?;
-        // Make the original UP function ineligible for this request (a route list may list
-        // it), so that it costs no forwarding attempt; its weight is restored below.
-        let skipped = routes.groups().iter().enumerate().find_map(|(g, group)| {
-            group
-                .peers()
-                .iter()
-                .position(|(p, w)| p.node == *node && *w > 0)
-                .and_then(|i| group.peers().get(i).map(|(_, w)| (g, i, *w)))
-        });
-        if let Some((g, i, _)) = skipped {
-            routes.set_weight_at(g, i, 0);
-        }
-        let links = &self.links;
-        let mut k = 0u64;
-        let result = routes.route(draw, &mut |alt: &Destination| {
-            k += 1;
-            if alt.node == *node {
-                return false;
-            }
-            let Some(link) = others.link_mut(&alt.node, &mut |n| links.link(n, now)) else {
-                return false;
-            };
-            link.last_used = now;
-            link.reduction(alt.entity, now) == 0
-                && links
-                    .admit_alternate(link, class, now, mix(draw, k))
-                    .is_ok()
-        });
-        if let Some((g, i, w)) = skipped {
-            routes.set_weight_at(g, i, w);
-        }
-        match result {
-            Ok(routed) => Some(routed.peer),
-            Err(failure) => {
-                tracing::debug!(
-                    node = %node,
-                    reason = %failure.reason,
-                    attempts = failure.attempts,
-                    "cp: no alternate admitted the request"
-                );
-                None
-            }
-        }
-    }
-
-    /// Hold a request the Loss throttle shed (`why`) if holding is on and the link has room:
-    /// the ticket and the deadline.
-    fn hold(
-        &mut self,
-        link: &mut UpLink,
-        dest: &Destination,
-        why: Throttled,
-        now: Instant,
-    ) -> Option<(HoldTicket, Instant)> {
-        let until = now.checked_add(self.hold?)?;
-        if link.holds.len() >= self.hold_max {
-            return None;
-        }
-        let ticket = HoldTicket(self.next_ticket);
-        self.next_ticket += 1;
-        link.holds.push_back(Held {
-            ticket,
-            dest: dest.clone(),
-            why,
-            until,
-        });
-        Some((ticket, until))
-    }
-
-    /// The oldest held request of the link whose hold has not ended by `now`, taken out to
-    /// be sent (its outcome [`HoldOutcome::Send`] queued); those whose hold ended are rejected
-    /// on the way. Its class, for the throttle's books.
-    fn release_one(&mut self, link: &mut UpLink, now: Instant) -> Option<RequestClass> {
-        self.expire_holds(link, now);
-        let held = link.holds.pop_front()?;
-        self.outcomes.push_back((held.ticket, HoldOutcome::Send));
-        Some(held.why.class)
-    }
-
-    /// Send the held requests of the link whose reduction is 0 again, if its egress throttle
-    /// lets them through (they count as sent anyway); the others of them are rejected.
-    fn release_unthrottled(&mut self, link: &mut UpLink, now: Instant) {
-        for h in link.take_unthrottled(now) {
-            if link.throttles.send_anyway(h.why.class, now, false).is_ok() {
-                link.rhythm.sent(now);
-                self.stats.sent += 1;
-                self.stats.held_sent += 1;
-                self.outcomes.push_back((h.ticket, HoldOutcome::Send));
-            } else {
-                self.stats.rejected += 1;
-                self.stats.held_expired += 1;
-                self.outcomes
-                    .push_back((h.ticket, HoldOutcome::Reject(h.why)));
-            }
-        }
-    }
-
-    fn expire_holds(&mut self, link: &mut UpLink, now: Instant) {
-        for h in link.take_expired(now) {
-            self.stats.rejected += 1;
-            self.stats.held_expired += 1;
-            self.outcomes
-                .push_back((h.ticket, HoldOutcome::Reject(h.why)));
-        }
-    }
-
-    /// The outcome of a request held by [`CpDecision::Hold`]: the caller sends it
-    /// ([`HoldOutcome::Send`]) or fails it locally ([`HoldOutcome::Reject`]). Outcomes come
-    /// from [`CpPolicy::decide`], [`CpPolicy::handle_timeout`] and [`CpPolicy::forget`]; poll
-    /// after each of them until `None`.
-    pub fn poll_hold(&mut self) -> Option<(HoldTicket, HoldOutcome)> {
-        self.outcomes.pop_front()
-    }
-
     /// Select the UP function for a new session among `candidates` ([`UpSelector`]: weights,
     /// the LCI loads and the node-scoped overload of each candidate's link, `links`); `draw`
     /// is a uniformly distributed `u64`. `None` if no candidate has a positive weight.
@@ -642,59 +514,6 @@ impl CpPolicy {
     }
 }
 
-/// How links are made, and how their Loss throttles decide: apart from the route list, so
-/// that a redirection can make and ask the alternates' links while it walks the list.
-#[derive(Debug, Clone)]
-struct LinkConfig {
-    overload: pfcp_overload::OverloadConfig,
-    load: pfcp_overload::LoadConfig,
-    loss: LossConfig,
-    loss_mode: LossMode,
-    sets: EgressConfigSets<NodeKey>,
-}
-
-impl LinkConfig {
-    fn link(&self, node: &NodeKey, now: Instant) -> UpLink {
-        UpLink {
-            node: node.clone(),
-            overload: OverloadTable::new(self.overload.clone()),
-            load: LoadTable::new(self.load.clone()),
-            throttles: PeerThrottles::new(
-                LossThrottle::new(self.loss),
-                self.sets.throttle_for(node, now),
-            ),
-            rhythm: SendRhythm::default(),
-            owed: 0,
-            exempt_refused: None,
-            holds: VecDeque::new(),
-            last_used: now,
-        }
-    }
-
-    /// An alternate's throttles as a route candidate (it is out of overload: reduction 0, any
-    /// places owed forgiven): the Loss throttle counts the request, and an egress refusal is
-    /// not counted as load offered to the connection.
-    fn admit_alternate(
-        &self,
-        link: &mut UpLink,
-        class: RequestClass,
-        now: Instant,
-        draw: u64,
-    ) -> Result<(), Refusal> {
-        let draw = match self.loss_mode {
-            LossMode::Deterministic => None,
-            LossMode::Random => Some(draw as u32),
-        };
-        link.rhythm.offered(now);
-        link.owed = 0;
-        let r = link.throttles.admit_at(class, 0, draw, now);
-        if r.is_ok() {
-            link.rhythm.sent(now);
-        }
-        r
-    }
-}
-
 fn sent(probe: bool) -> Outcome {
     Outcome::Send { probe }
 }
@@ -755,55 +574,5 @@ fn trace_oci(node: &NodeKey, message_type: MessageType, o: &OciOutcome, now: Ins
             reason = ?reason,
             "cp: OCI ignored"
         ),
-    }
-}
-
-/// A SplitMix64 step: the draw for the `k`-th alternate from the caller's draw. Each
-/// alternate's throttle (in [`LossMode::Random`]) needs a draw of its own: reusing the
-/// caller's would make its decision repeat the refused destination's.
-fn mix(draw: u64, k: u64) -> u64 {
-    let mut z = draw.wrapping_add(k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-impl super::OciCounts {
-    fn count(&mut self, o: &OciOutcome) {
-        match o {
-            OciOutcome::Applied { .. } => self.applied += 1,
-            OciOutcome::Ignored { reason, .. } => match reason {
-                IgnoreReason::Duplicate => self.duplicate += 1,
-                IgnoreReason::Stale { .. } => self.stale += 1,
-                IgnoreReason::Malformed(_) => self.malformed += 1,
-                IgnoreReason::UnexpectedMessage => self.unexpected_message += 1,
-                IgnoreReason::TableFull => self.table_full += 1,
-                IgnoreReason::Expired => self.expired_number += 1,
-                _ => self.other += 1,
-            },
-        }
-    }
-}
-
-impl super::LciCounts {
-    fn count(&mut self, l: &LciOutcome) {
-        match l {
-            LciOutcome::Applied { .. } => self.applied += 1,
-            LciOutcome::Duplicate => self.duplicate += 1,
-            LciOutcome::Stale => self.stale += 1,
-            LciOutcome::Malformed(_) => self.malformed += 1,
-            LciOutcome::UnexpectedMessage => self.unexpected_message += 1,
-            _ => self.other += 1,
-        }
-    }
-}
-
-impl super::ThrottledCounts {
-    fn egress(&mut self, r: ThrottleReason) {
-        match r {
-            ThrottleReason::Level(_) => self.egress_level += 1,
-            ThrottleReason::RateLimit => self.egress_rate += 1,
-            ThrottleReason::PendingLimit => self.egress_pending += 1,
-        }
     }
 }

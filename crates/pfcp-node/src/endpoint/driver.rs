@@ -111,6 +111,9 @@ pub(super) struct Shell {
     shared: Weak<Shared>,
     /// The capture callback and the socket's own address, if capturing.
     capture: Option<(Capture, SocketAddr)>,
+    /// The node's counters through the `metrics` facade.
+    #[cfg(feature = "metrics")]
+    exporter: crate::export::Exporter,
 }
 
 impl Shell {
@@ -133,7 +136,15 @@ impl Shell {
             closed: false,
             shared,
             capture,
+            #[cfg(feature = "metrics")]
+            exporter: crate::export::Exporter::new(),
         }
+    }
+
+    /// Publish the node's counters (feature `metrics`).
+    fn export(&mut self, _now: Instant) {
+        #[cfg(feature = "metrics")]
+        self.exporter.export(&self.node, _now);
     }
 
     /// Hand a received datagram to the node (and the capture first).
@@ -229,6 +240,7 @@ impl Shell {
             shared: self.shared.clone(),
         };
         if self.incoming.try_send(incoming).is_err() {
+            #[cfg(feature = "metrics")]
             metrics::counter!("pfcp_requests_rejected_total", "cause" => "74").increment(1);
             if let Err(e) =
                 self.node
@@ -334,6 +346,7 @@ pub(super) async fn run(
             st.node.handle_timeout(t);
         }
         blocked = st.pump(&shared.socket, t);
+        st.export(t);
         if !handles_open && st.incoming.is_closed() && st.replies.is_empty() {
             debug!("pfcp endpoint stopping: no handle left");
             return;

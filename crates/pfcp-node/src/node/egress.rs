@@ -67,8 +67,7 @@ impl Node {
         match th.decide(MessageKind::Request, priority, now) {
             EgressDecision::Send => Ok(()),
             EgressDecision::Throttle(reason) => {
-                metrics::counter!("pfcp_requests_throttled_total", "reason" => "report_egress")
-                    .increment(1);
+                self.stats.reports_throttled += 1;
                 debug!(%peer, ?reason, "session report throttled");
                 Err(reason)
             }

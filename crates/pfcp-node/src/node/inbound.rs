@@ -143,7 +143,7 @@ impl Node {
         }
         if message_type.is_session() == Some(true) && !self.peers.is_associated(&peer) {
             // Clause 6.2.6.1: session messages need an established association.
-            metrics::counter!("pfcp_requests_rejected_total", "cause" => "72").increment(1);
+            self.stats.rejected_no_association += 1;
             if let Err(e) = self.reject(&reference, Cause::NO_ESTABLISHED_PFCP_ASSOCIATION, now) {
                 warn!(%peer, error = %e, "rejection not sent");
             }
@@ -251,7 +251,7 @@ impl Node {
     }
 
     pub(super) fn on_malformed(&mut self, peer: SocketAddr, error: &DecodeError, now: Instant) {
-        metrics::counter!("pfcp_malformed_total").increment(1);
+        self.stats.malformed += 1;
         if let DecodeErrorKind::UnsupportedVersion { .. } = error.kind {
             // Clause 7.6.2: answer with Version Not Supported Response (header only).
             let mut out = BytesMut::with_capacity(8);

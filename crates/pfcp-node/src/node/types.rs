@@ -311,4 +311,12 @@ pub struct NodeStats {
     pub reassociations: u64,
     /// Sessions reported lost.
     pub sessions_lost: u64,
+    /// Datagrams that did not decode as PFCP (answered as clause 7.6 says, or discarded).
+    pub malformed: u64,
+    /// Session requests from a peer without an association, refused with Cause 72 (clause
+    /// 6.2.6.1).
+    pub rejected_no_association: u64,
+    /// This UP function's Session Report Requests the report egress throttle of their
+    /// connection refused.
+    pub reports_throttled: u64,
 }

@@ -208,6 +208,18 @@ impl Engine<'_> {
             _ => None,
         };
         r.by_profile = by_profile;
+        r.node_counters = vec![0.0; pfcp_node::node::METRICS.len()];
+        for n in &self.nodes {
+            let mut i = 0;
+            n.node.metrics(|m, v| {
+                if let Some(sum) = r.node_counters.get_mut(i) {
+                    if m.kind == pfcp_node::node::MetricKind::Counter {
+                        *sum += v;
+                    }
+                }
+                i += 1;
+            });
+        }
         r.session_slots = slots;
         r.churn = churn;
         r
