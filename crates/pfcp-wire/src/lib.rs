@@ -133,6 +133,7 @@ pub mod header;
 pub mod ie;
 pub mod message;
 pub mod message_type;
+pub mod msg;
 pub mod owned;
 pub mod presence;
 pub mod view;
