@@ -328,3 +328,14 @@ fn encoding_into_a_short_buffer_fails() {
         HeartbeatRequest::MESSAGE_TYPE
     );
 }
+
+/// A typed message is moved whole (out of a `Result`, into an `AnyMessage`): its repeated IEs
+/// are 32-octet views, so that the largest message stays under 1.5 KiB.
+#[test]
+fn the_views_stay_small() {
+    use pfcp_wire::ie::CreatePdr;
+    use pfcp_wire::msg::{IeList, OtherIes};
+    assert!(std::mem::size_of::<IeList<'_, CreatePdr<'_>>>() <= 32);
+    assert!(std::mem::size_of::<OtherIes<'_>>() <= 40);
+    assert!(std::mem::size_of::<AnyMessage<'_>>() <= 1536);
+}

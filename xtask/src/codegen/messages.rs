@@ -495,7 +495,11 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
     if params.is_empty() {
         s.push_str("    #[allow(clippy::new_without_default)]\n");
     }
-    let _ = writeln!(s, "    pub fn new({}) -> Self {{", params.join(", "));
+    let _ = writeln!(
+        s,
+        "    #[inline]\n    pub fn new({}) -> Self {{",
+        params.join(", ")
+    );
     let _ = writeln!(
         s,
         "        {name} {{\n            header: walk::new_header(Self::MESSAGE_TYPE),"
@@ -517,7 +521,7 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
     for f in m.fields.iter().filter(|f| f.presence != Presence::M) {
         let _ = writeln!(
             s,
-            "\n    /// With {} ({}).\n    #[must_use]",
+            "\n    /// With {} ({}).\n    #[must_use]\n    #[inline]",
             f.name, f.label
         );
         if f.repeated {
@@ -539,20 +543,20 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
         }
     }
     s.push_str(
-        "\n    /// With the IEs to write after the table's ([`OtherIes`]).\n    #[must_use]\n    \
+        "\n    /// With the IEs to write after the table's ([`OtherIes`]).\n    #[must_use]\n    #[inline]\n    \
          pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {\n        \
          self.other = other.into();\n        self\n    }\n\n    \
-         /// With the header's sequence number.\n    #[must_use]\n    \
+         /// With the header's sequence number.\n    #[must_use]\n    #[inline]\n    \
          pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {\n        \
          self.header.sequence = sequence;\n        self\n    }\n",
     );
     if m.session() {
         s.push_str(
             "\n    /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).\n    \
-             #[must_use]\n    pub fn with_seid(mut self, seid: u64) -> Self {\n        \
+             #[must_use]\n    #[inline]\n    pub fn with_seid(mut self, seid: u64) -> Self {\n        \
              self.header.seid = Some(seid);\n        self\n    }\n\n    \
              /// With a message priority in the header (MP=1, clause 7.2.2.4.1).\n    \
-             #[must_use]\n    pub fn with_priority(mut self, priority: MessagePriority) -> Self {\n        \
+             #[must_use]\n    #[inline]\n    pub fn with_priority(mut self, priority: MessagePriority) -> Self {\n        \
              self.header.priority = Some(priority);\n        self\n    }\n",
         );
     }
@@ -561,14 +565,14 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
         "\n    /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.\n    \
          /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).\n    \
          pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {{\n        \
-         walk::decode::<{fields_ty}<'a>>(message)\n    }}\n\n    \
+         walk::decode::<{fields_ty}<'a>, _>(message, |m| m)\n    }}\n\n    \
          /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with\n    \
          /// their result (the same value, or the same error).\n    \
          pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {{\n        \
-         walk::parse::<{fields_ty}<'a>>(bytes, DecodeLimits::DEFAULT)\n    }}\n\n    \
+         walk::parse::<{fields_ty}<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)\n    }}\n\n    \
          /// [`Self::parse`] with explicit resource limits.\n    \
          pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {{\n        \
-         walk::parse::<{fields_ty}<'a>>(bytes, limits)\n    }}\n\n    \
+         walk::parse::<{fields_ty}<'a>, _>(bytes, limits, |m| m)\n    }}\n\n    \
          /// The octets [`Self::encode`] writes.\n    \
          pub fn encoded_len(&self) -> usize {{\n        \
          self.header.encoded_len()\n"
@@ -688,7 +692,7 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
     let _ = writeln!(
         s,
         "    #[inline(always)]\n    \
-         fn finish(self, walk: Walk<'a>, message: &Message<'a>) -> Result<{name}<'a>, DecodeError> {{"
+         fn finish<R>(self, walk: Walk<'a>, message: &Message<'a>, wrap: impl FnOnce({name}<'a>) -> R) -> Result<R, DecodeError> {{"
     );
     for (rank, f) in m.mandatory().enumerate() {
         if f.repeated {
@@ -708,7 +712,7 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
     }
     let _ = writeln!(
         s,
-        "        walk.conditional(message)?;\n        Ok({name} {{\n            \
+        "        walk.conditional(message)?;\n        Ok(wrap({name} {{\n            \
          header: *message.header(),"
     );
     for f in &m.fields {
@@ -727,7 +731,7 @@ fn message(s: &mut String, m: &Message) -> Result<(), String> {
     }
     let _ = writeln!(
         s,
-        "            other: walk.others({listed}),\n        }})\n    }}\n}}\n"
+        "            other: walk.others({listed}),\n        }}))\n    }}\n}}\n"
     );
     let _ = writeln!(s, "/// Whether {table} lists IEs of type `t`.");
     if m.fields.is_empty() {
@@ -801,7 +805,7 @@ fn any_message(s: &mut String, messages: &[Message]) {
     for m in messages {
         let _ = writeln!(
             s,
-            "            MessageType::{} => {n}::decode(message).map(AnyMessage::{n}),",
+            "            MessageType::{} => walk::decode::<{n}Fields<'a>, _>(message, AnyMessage::{n}),",
             m.constant,
             n = m.name
         );
@@ -821,7 +825,7 @@ fn any_message(s: &mut String, messages: &[Message]) {
     for m in messages {
         let _ = writeln!(
             s,
-            "            Some(MessageType::{}) => {n}::parse_with_limits(bytes, limits).map(AnyMessage::{n}),",
+            "            Some(MessageType::{}) => walk::parse::<{n}Fields<'a>, _>(bytes, limits, AnyMessage::{n}),",
             m.constant,
             n = m.name
         );

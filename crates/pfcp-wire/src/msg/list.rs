@@ -103,23 +103,38 @@ impl Select {
 }
 
 /// Where the IEs of a decoded list are: the message's IE list (`root`, at `root_offset` in
-/// the decoded buffer, framing checked), the position of the first one and how many there are.
+/// the decoded buffer, framing checked), the position of the first one and how many there are
+/// (a message body is shorter than 64 KiB: 16 bits hold both), and which they are. Small, as
+/// a typed message holds one per repeated IE.
 #[derive(Clone, Copy)]
-struct Wire<'a> {
+struct Wire<'a, S> {
     root: &'a [u8],
     root_offset: usize,
-    start: u32,
-    count: u32,
-    select: Select,
+    start: u16,
+    count: u16,
+    select: S,
 }
 
-impl<'a> Wire<'a> {
+impl<'a, S: Into<Select> + Copy> Wire<'a, S> {
+    #[inline]
     fn raw(self) -> RawIes<'a> {
         RawIes {
-            inner: IeIter::resume(self.root, self.root_offset, self.start as usize),
-            select: self.select,
+            inner: IeIter::resume(self.root, self.root_offset, usize::from(self.start)),
+            select: self.select.into(),
             left: self.count,
         }
+    }
+}
+
+impl From<IeType> for Select {
+    fn from(t: IeType) -> Select {
+        Select::Type(t)
+    }
+}
+
+impl From<fn(IeType) -> bool> for Select {
+    fn from(listed: fn(IeType) -> bool) -> Select {
+        Select::NotListed(listed)
     }
 }
 
@@ -128,7 +143,7 @@ impl<'a> Wire<'a> {
 pub struct RawIes<'a> {
     inner: IeIter<'a>,
     select: Select,
-    left: u32,
+    left: u16,
 }
 
 impl RawIes<'_> {
@@ -161,7 +176,7 @@ impl<'a> Iterator for RawIes<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (0, Some(self.left as usize))
+        (0, Some(usize::from(self.left)))
     }
 }
 
@@ -199,7 +214,7 @@ pub struct IeList<'a, T> {
 }
 
 enum ListRepr<'a, T> {
-    Wire(Wire<'a>),
+    Wire(Wire<'a, IeType>),
     Slice(&'a [T]),
 }
 
@@ -216,8 +231,8 @@ impl<'a, T> IeList<'a, T> {
     pub(crate) fn wire(
         root: &'a [u8],
         root_offset: usize,
-        start: u32,
-        count: u32,
+        start: u16,
+        count: u16,
         ie_type: IeType,
     ) -> Self {
         IeList {
@@ -226,7 +241,7 @@ impl<'a, T> IeList<'a, T> {
                 root_offset,
                 start,
                 count,
-                select: Select::Type(ie_type),
+                select: ie_type,
             }),
         }
     }
@@ -234,7 +249,7 @@ impl<'a, T> IeList<'a, T> {
     /// How many occurrences there are.
     pub fn len(&self) -> usize {
         match &self.repr {
-            ListRepr::Wire(w) => w.count as usize,
+            ListRepr::Wire(w) => usize::from(w.count),
             ListRepr::Slice(s) => s.len(),
         }
     }
@@ -417,7 +432,7 @@ pub struct OtherIes<'a> {
 
 #[derive(Clone, Copy)]
 enum OtherRepr<'a> {
-    Wire(Wire<'a>),
+    Wire(Wire<'a, fn(IeType) -> bool>),
     Slice(&'a [RawIe<'a>]),
 }
 
@@ -434,8 +449,8 @@ impl<'a> OtherIes<'a> {
     pub(crate) fn wire(
         root: &'a [u8],
         root_offset: usize,
-        start: u32,
-        count: u32,
+        start: u16,
+        count: u16,
         listed: fn(IeType) -> bool,
     ) -> Self {
         OtherIes {
@@ -444,7 +459,7 @@ impl<'a> OtherIes<'a> {
                 root_offset,
                 start,
                 count,
-                select: Select::NotListed(listed),
+                select: listed,
             }),
         }
     }
@@ -452,7 +467,7 @@ impl<'a> OtherIes<'a> {
     /// How many there are.
     pub fn len(&self) -> usize {
         match &self.repr {
-            OtherRepr::Wire(w) => w.count as usize,
+            OtherRepr::Wire(w) => usize::from(w.count),
             OtherRepr::Slice(s) => s.len(),
         }
     }

@@ -62,6 +62,7 @@ impl<'a> HeartbeatRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(recovery_time_stamp: crate::ie::RecoveryTimeStamp) -> Self {
         HeartbeatRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -73,6 +74,7 @@ impl<'a> HeartbeatRequest<'a> {
 
     /// With source_ip_address (Source IP Address).
     #[must_use]
+    #[inline]
     pub fn with_source_ip_address(mut self, source_ip_address: RawIe<'a>) -> Self {
         self.source_ip_address = Some(source_ip_address);
         self
@@ -80,6 +82,7 @@ impl<'a> HeartbeatRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -87,6 +90,7 @@ impl<'a> HeartbeatRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -95,18 +99,18 @@ impl<'a> HeartbeatRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<HeartbeatRequestFields<'a>>(message)
+        walk::decode::<HeartbeatRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<HeartbeatRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<HeartbeatRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<HeartbeatRequestFields<'a>>(bytes, limits)
+        walk::parse::<HeartbeatRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -208,11 +212,12 @@ impl<'a> Fields<'a> for HeartbeatRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<HeartbeatRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(HeartbeatRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let recovery_time_stamp = walk.mandatory(
             self.recovery_time_stamp,
             0,
@@ -220,12 +225,12 @@ impl<'a> Fields<'a> for HeartbeatRequestFields<'a> {
             message,
         )?;
         walk.conditional(message)?;
-        Ok(HeartbeatRequest {
+        Ok(wrap(HeartbeatRequest {
             header: *message.header(),
             recovery_time_stamp,
             source_ip_address: self.source_ip_address,
             other: walk.others(heartbeat_request_listed),
-        })
+        }))
     }
 }
 
@@ -279,6 +284,7 @@ impl<'a> HeartbeatResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(recovery_time_stamp: crate::ie::RecoveryTimeStamp) -> Self {
         HeartbeatResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -289,6 +295,7 @@ impl<'a> HeartbeatResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -296,6 +303,7 @@ impl<'a> HeartbeatResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -304,18 +312,18 @@ impl<'a> HeartbeatResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<HeartbeatResponseFields<'a>>(message)
+        walk::decode::<HeartbeatResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<HeartbeatResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<HeartbeatResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<HeartbeatResponseFields<'a>>(bytes, limits)
+        walk::parse::<HeartbeatResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -410,11 +418,12 @@ impl<'a> Fields<'a> for HeartbeatResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<HeartbeatResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(HeartbeatResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let recovery_time_stamp = walk.mandatory(
             self.recovery_time_stamp,
             0,
@@ -422,11 +431,11 @@ impl<'a> Fields<'a> for HeartbeatResponseFields<'a> {
             message,
         )?;
         walk.conditional(message)?;
-        Ok(HeartbeatResponse {
+        Ok(wrap(HeartbeatResponse {
             header: *message.header(),
             recovery_time_stamp,
             other: walk.others(heartbeat_response_listed),
-        })
+        }))
     }
 }
 
@@ -482,6 +491,7 @@ impl<'a> PfdManagementRequest<'a> {
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
     #[allow(clippy::new_without_default)]
+    #[inline]
     pub fn new() -> Self {
         PfdManagementRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -493,6 +503,7 @@ impl<'a> PfdManagementRequest<'a> {
 
     /// With application_ids_pfds (Application ID's PFDs).
     #[must_use]
+    #[inline]
     pub fn with_application_ids_pfds(
         mut self,
         application_ids_pfds: impl Into<IeList<'a, RawIe<'a>>>,
@@ -503,6 +514,7 @@ impl<'a> PfdManagementRequest<'a> {
 
     /// With node_id (Node ID).
     #[must_use]
+    #[inline]
     pub fn with_node_id(mut self, node_id: crate::ie::NodeId<'a>) -> Self {
         self.node_id = Some(node_id);
         self
@@ -510,6 +522,7 @@ impl<'a> PfdManagementRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -517,6 +530,7 @@ impl<'a> PfdManagementRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -525,18 +539,18 @@ impl<'a> PfdManagementRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<PfdManagementRequestFields<'a>>(message)
+        walk::decode::<PfdManagementRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<PfdManagementRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<PfdManagementRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<PfdManagementRequestFields<'a>>(bytes, limits)
+        walk::parse::<PfdManagementRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -635,19 +649,20 @@ impl<'a> Fields<'a> for PfdManagementRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<PfdManagementRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(PfdManagementRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         walk.conditional(message)?;
-        Ok(PfdManagementRequest {
+        Ok(wrap(PfdManagementRequest {
             header: *message.header(),
             application_ids_pfds: walk
                 .list(self.application_ids_pfds, IeType::APPLICATION_IDS_PFDS),
             node_id: self.node_id,
             other: walk.others(pfd_management_request_listed),
-        })
+        }))
     }
 }
 
@@ -704,6 +719,7 @@ impl<'a> PfdManagementResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(cause: crate::Cause) -> Self {
         PfdManagementResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -716,6 +732,7 @@ impl<'a> PfdManagementResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -723,6 +740,7 @@ impl<'a> PfdManagementResponse<'a> {
 
     /// With node_id (Node ID).
     #[must_use]
+    #[inline]
     pub fn with_node_id(mut self, node_id: crate::ie::NodeId<'a>) -> Self {
         self.node_id = Some(node_id);
         self
@@ -730,6 +748,7 @@ impl<'a> PfdManagementResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -737,6 +756,7 @@ impl<'a> PfdManagementResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -745,18 +765,18 @@ impl<'a> PfdManagementResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<PfdManagementResponseFields<'a>>(message)
+        walk::decode::<PfdManagementResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<PfdManagementResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<PfdManagementResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<PfdManagementResponseFields<'a>>(bytes, limits)
+        walk::parse::<PfdManagementResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -858,20 +878,21 @@ impl<'a> Fields<'a> for PfdManagementResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<PfdManagementResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(PfdManagementResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let cause = walk.mandatory(self.cause, 0, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(PfdManagementResponse {
+        Ok(wrap(PfdManagementResponse {
             header: *message.header(),
             cause,
             offending_ie: self.offending_ie,
             node_id: self.node_id,
             other: walk.others(pfd_management_response_listed),
-        })
+        }))
     }
 }
 
@@ -949,6 +970,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(
         node_id: crate::ie::NodeId<'a>,
         recovery_time_stamp: crate::ie::RecoveryTimeStamp,
@@ -973,6 +995,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With up_function_features (UP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_up_function_features(
         mut self,
         up_function_features: crate::ie::UpFunctionFeatures,
@@ -983,6 +1006,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With cp_function_features (CP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_cp_function_features(
         mut self,
         cp_function_features: crate::ie::CpFunctionFeatures,
@@ -993,6 +1017,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With alternative_smf_ip_addresses (Alternative SMF IP Address).
     #[must_use]
+    #[inline]
     pub fn with_alternative_smf_ip_addresses(
         mut self,
         alternative_smf_ip_addresses: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1003,6 +1028,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With smf_set_id (SMF Set ID).
     #[must_use]
+    #[inline]
     pub fn with_smf_set_id(mut self, smf_set_id: RawIe<'a>) -> Self {
         self.smf_set_id = Some(smf_set_id);
         self
@@ -1010,6 +1036,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With pfcp_session_retention_information (PFCP Session Retention Information).
     #[must_use]
+    #[inline]
     pub fn with_pfcp_session_retention_information(
         mut self,
         pfcp_session_retention_information: RawIe<'a>,
@@ -1020,6 +1047,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With ue_ip_address_pool_information (UE IP address Pool Information).
     #[must_use]
+    #[inline]
     pub fn with_ue_ip_address_pool_information(
         mut self,
         ue_ip_address_pool_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1030,6 +1058,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With gtp_u_path_qos_control_information (GTP-U Path QoS Control Information).
     #[must_use]
+    #[inline]
     pub fn with_gtp_u_path_qos_control_information(
         mut self,
         gtp_u_path_qos_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1040,6 +1069,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With clock_drift_control_information (Clock Drift Control Information).
     #[must_use]
+    #[inline]
     pub fn with_clock_drift_control_information(
         mut self,
         clock_drift_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1050,6 +1080,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With upf_instance_id (UPF Instance ID).
     #[must_use]
+    #[inline]
     pub fn with_upf_instance_id(mut self, upf_instance_id: RawIe<'a>) -> Self {
         self.upf_instance_id = Some(upf_instance_id);
         self
@@ -1057,6 +1088,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With pfcpasreq_flags (PFCPASReq-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpasreq_flags(mut self, pfcpasreq_flags: RawIe<'a>) -> Self {
         self.pfcpasreq_flags = Some(pfcpasreq_flags);
         self
@@ -1064,6 +1096,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -1071,6 +1104,7 @@ impl<'a> AssociationSetupRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -1079,18 +1113,18 @@ impl<'a> AssociationSetupRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationSetupRequestFields<'a>>(message)
+        walk::decode::<AssociationSetupRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationSetupRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationSetupRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationSetupRequestFields<'a>>(bytes, limits)
+        walk::parse::<AssociationSetupRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -1280,11 +1314,12 @@ impl<'a> Fields<'a> for AssociationSetupRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationSetupRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationSetupRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let recovery_time_stamp = walk.mandatory(
             self.recovery_time_stamp,
@@ -1293,7 +1328,7 @@ impl<'a> Fields<'a> for AssociationSetupRequestFields<'a> {
             message,
         )?;
         walk.conditional(message)?;
-        Ok(AssociationSetupRequest {
+        Ok(wrap(AssociationSetupRequest {
             header: *message.header(),
             node_id,
             recovery_time_stamp,
@@ -1320,7 +1355,7 @@ impl<'a> Fields<'a> for AssociationSetupRequestFields<'a> {
             upf_instance_id: self.upf_instance_id,
             pfcpasreq_flags: self.pfcpasreq_flags,
             other: walk.others(association_setup_request_listed),
-        })
+        }))
     }
 }
 
@@ -1412,6 +1447,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(
         node_id: crate::ie::NodeId<'a>,
         cause: crate::Cause,
@@ -1437,6 +1473,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With up_function_features (UP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_up_function_features(
         mut self,
         up_function_features: crate::ie::UpFunctionFeatures,
@@ -1447,6 +1484,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With cp_function_features (CP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_cp_function_features(
         mut self,
         cp_function_features: crate::ie::CpFunctionFeatures,
@@ -1457,6 +1495,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With alternative_smf_ip_addresses (Alternative SMF IP Address).
     #[must_use]
+    #[inline]
     pub fn with_alternative_smf_ip_addresses(
         mut self,
         alternative_smf_ip_addresses: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1467,6 +1506,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With smf_set_id (SMF Set ID).
     #[must_use]
+    #[inline]
     pub fn with_smf_set_id(mut self, smf_set_id: RawIe<'a>) -> Self {
         self.smf_set_id = Some(smf_set_id);
         self
@@ -1474,6 +1514,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With pfcpasrsp_flags (PFCPASRsp-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpasrsp_flags(mut self, pfcpasrsp_flags: RawIe<'a>) -> Self {
         self.pfcpasrsp_flags = Some(pfcpasrsp_flags);
         self
@@ -1481,6 +1522,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With clock_drift_control_information (Clock Drift Control Information).
     #[must_use]
+    #[inline]
     pub fn with_clock_drift_control_information(
         mut self,
         clock_drift_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1491,6 +1533,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With ue_ip_address_pool_information (UE IP address Pool Information).
     #[must_use]
+    #[inline]
     pub fn with_ue_ip_address_pool_information(
         mut self,
         ue_ip_address_pool_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1501,6 +1544,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With gtp_u_path_qos_control_information (GTP-U Path QoS Control Information).
     #[must_use]
+    #[inline]
     pub fn with_gtp_u_path_qos_control_information(
         mut self,
         gtp_u_path_qos_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1511,6 +1555,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With upf_instance_id (UPF Instance ID).
     #[must_use]
+    #[inline]
     pub fn with_upf_instance_id(mut self, upf_instance_id: RawIe<'a>) -> Self {
         self.upf_instance_id = Some(upf_instance_id);
         self
@@ -1518,6 +1563,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -1525,6 +1571,7 @@ impl<'a> AssociationSetupResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -1533,18 +1580,18 @@ impl<'a> AssociationSetupResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationSetupResponseFields<'a>>(message)
+        walk::decode::<AssociationSetupResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationSetupResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationSetupResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationSetupResponseFields<'a>>(bytes, limits)
+        walk::parse::<AssociationSetupResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -1726,11 +1773,12 @@ impl<'a> Fields<'a> for AssociationSetupResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationSetupResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationSetupResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         let recovery_time_stamp = walk.mandatory(
@@ -1740,7 +1788,7 @@ impl<'a> Fields<'a> for AssociationSetupResponseFields<'a> {
             message,
         )?;
         walk.conditional(message)?;
-        Ok(AssociationSetupResponse {
+        Ok(wrap(AssociationSetupResponse {
             header: *message.header(),
             node_id,
             cause,
@@ -1767,7 +1815,7 @@ impl<'a> Fields<'a> for AssociationSetupResponseFields<'a> {
             ),
             upf_instance_id: self.upf_instance_id,
             other: walk.others(association_setup_response_listed),
-        })
+        }))
     }
 }
 
@@ -1859,6 +1907,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>) -> Self {
         AssociationUpdateRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -1880,6 +1929,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With up_function_features (UP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_up_function_features(
         mut self,
         up_function_features: crate::ie::UpFunctionFeatures,
@@ -1890,6 +1940,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With cp_function_features (CP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_cp_function_features(
         mut self,
         cp_function_features: crate::ie::CpFunctionFeatures,
@@ -1900,6 +1951,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With pfcp_association_release_request (PFCP Association Release Request).
     #[must_use]
+    #[inline]
     pub fn with_pfcp_association_release_request(
         mut self,
         pfcp_association_release_request: RawIe<'a>,
@@ -1910,6 +1962,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With graceful_release_period (Graceful Release Period).
     #[must_use]
+    #[inline]
     pub fn with_graceful_release_period(mut self, graceful_release_period: RawIe<'a>) -> Self {
         self.graceful_release_period = Some(graceful_release_period);
         self
@@ -1917,6 +1970,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With pfcpaureq_flags (PFCPAUReq-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpaureq_flags(mut self, pfcpaureq_flags: RawIe<'a>) -> Self {
         self.pfcpaureq_flags = Some(pfcpaureq_flags);
         self
@@ -1924,6 +1978,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With alternative_smf_ip_addresses (Alternative SMF IP Address).
     #[must_use]
+    #[inline]
     pub fn with_alternative_smf_ip_addresses(
         mut self,
         alternative_smf_ip_addresses: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1934,6 +1989,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With smf_set_id (SMF Set ID).
     #[must_use]
+    #[inline]
     pub fn with_smf_set_id(mut self, smf_set_id: RawIe<'a>) -> Self {
         self.smf_set_id = Some(smf_set_id);
         self
@@ -1941,6 +1997,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With clock_drift_control_information (Clock Drift Control Information).
     #[must_use]
+    #[inline]
     pub fn with_clock_drift_control_information(
         mut self,
         clock_drift_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1951,6 +2008,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With ue_ip_address_pool_information (UE IP address Pool Information).
     #[must_use]
+    #[inline]
     pub fn with_ue_ip_address_pool_information(
         mut self,
         ue_ip_address_pool_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1961,6 +2019,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With gtp_u_path_qos_control_information (GTP-U Path QoS Control Information).
     #[must_use]
+    #[inline]
     pub fn with_gtp_u_path_qos_control_information(
         mut self,
         gtp_u_path_qos_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1971,6 +2030,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With ue_ip_address_usage_information (UE IP Address Usage Information).
     #[must_use]
+    #[inline]
     pub fn with_ue_ip_address_usage_information(
         mut self,
         ue_ip_address_usage_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -1981,6 +2041,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -1988,6 +2049,7 @@ impl<'a> AssociationUpdateRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -1996,18 +2058,18 @@ impl<'a> AssociationUpdateRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationUpdateRequestFields<'a>>(message)
+        walk::decode::<AssociationUpdateRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationUpdateRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationUpdateRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationUpdateRequestFields<'a>>(bytes, limits)
+        walk::parse::<AssociationUpdateRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -2200,14 +2262,15 @@ impl<'a> Fields<'a> for AssociationUpdateRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationUpdateRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationUpdateRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         walk.conditional(message)?;
-        Ok(AssociationUpdateRequest {
+        Ok(wrap(AssociationUpdateRequest {
             header: *message.header(),
             node_id,
             up_function_features: self.up_function_features,
@@ -2237,7 +2300,7 @@ impl<'a> Fields<'a> for AssociationUpdateRequestFields<'a> {
                 IeType::UE_IP_ADDRESS_USAGE_INFORMATION,
             ),
             other: walk.others(association_update_request_listed),
-        })
+        }))
     }
 }
 
@@ -2315,6 +2378,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         AssociationUpdateResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -2329,6 +2393,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// With up_function_features (UP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_up_function_features(
         mut self,
         up_function_features: crate::ie::UpFunctionFeatures,
@@ -2339,6 +2404,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// With cp_function_features (CP Function Features).
     #[must_use]
+    #[inline]
     pub fn with_cp_function_features(
         mut self,
         cp_function_features: crate::ie::CpFunctionFeatures,
@@ -2349,6 +2415,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// With ue_ip_address_usage_information (UE IP Address Usage Information).
     #[must_use]
+    #[inline]
     pub fn with_ue_ip_address_usage_information(
         mut self,
         ue_ip_address_usage_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -2359,6 +2426,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -2366,6 +2434,7 @@ impl<'a> AssociationUpdateResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -2374,18 +2443,18 @@ impl<'a> AssociationUpdateResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationUpdateResponseFields<'a>>(message)
+        walk::decode::<AssociationUpdateResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationUpdateResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationUpdateResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationUpdateResponseFields<'a>>(bytes, limits)
+        walk::parse::<AssociationUpdateResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -2509,15 +2578,16 @@ impl<'a> Fields<'a> for AssociationUpdateResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationUpdateResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationUpdateResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(AssociationUpdateResponse {
+        Ok(wrap(AssociationUpdateResponse {
             header: *message.header(),
             node_id,
             cause,
@@ -2528,7 +2598,7 @@ impl<'a> Fields<'a> for AssociationUpdateResponseFields<'a> {
                 IeType::UE_IP_ADDRESS_USAGE_INFORMATION,
             ),
             other: walk.others(association_update_response_listed),
-        })
+        }))
     }
 }
 
@@ -2591,6 +2661,7 @@ impl<'a> AssociationReleaseRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>) -> Self {
         AssociationReleaseRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -2601,6 +2672,7 @@ impl<'a> AssociationReleaseRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -2608,6 +2680,7 @@ impl<'a> AssociationReleaseRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -2616,18 +2689,18 @@ impl<'a> AssociationReleaseRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationReleaseRequestFields<'a>>(message)
+        walk::decode::<AssociationReleaseRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationReleaseRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationReleaseRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationReleaseRequestFields<'a>>(bytes, limits)
+        walk::parse::<AssociationReleaseRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -2717,18 +2790,19 @@ impl<'a> Fields<'a> for AssociationReleaseRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationReleaseRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationReleaseRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         walk.conditional(message)?;
-        Ok(AssociationReleaseRequest {
+        Ok(wrap(AssociationReleaseRequest {
             header: *message.header(),
             node_id,
             other: walk.others(association_release_request_listed),
-        })
+        }))
     }
 }
 
@@ -2786,6 +2860,7 @@ impl<'a> AssociationReleaseResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         AssociationReleaseResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -2797,6 +2872,7 @@ impl<'a> AssociationReleaseResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -2804,6 +2880,7 @@ impl<'a> AssociationReleaseResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -2812,18 +2889,18 @@ impl<'a> AssociationReleaseResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<AssociationReleaseResponseFields<'a>>(message)
+        walk::decode::<AssociationReleaseResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationReleaseResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<AssociationReleaseResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<AssociationReleaseResponseFields<'a>>(bytes, limits)
+        walk::parse::<AssociationReleaseResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -2918,20 +2995,21 @@ impl<'a> Fields<'a> for AssociationReleaseResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<AssociationReleaseResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(AssociationReleaseResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(AssociationReleaseResponse {
+        Ok(wrap(AssociationReleaseResponse {
             header: *message.header(),
             node_id,
             cause,
             other: walk.others(association_release_response_listed),
-        })
+        }))
     }
 }
 
@@ -2983,6 +3061,7 @@ impl<'a> VersionNotSupportedResponse<'a> {
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
     #[allow(clippy::new_without_default)]
+    #[inline]
     pub fn new() -> Self {
         VersionNotSupportedResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -2992,6 +3071,7 @@ impl<'a> VersionNotSupportedResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -2999,6 +3079,7 @@ impl<'a> VersionNotSupportedResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -3007,18 +3088,18 @@ impl<'a> VersionNotSupportedResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<VersionNotSupportedResponseFields<'a>>(message)
+        walk::decode::<VersionNotSupportedResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<VersionNotSupportedResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<VersionNotSupportedResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<VersionNotSupportedResponseFields<'a>>(bytes, limits)
+        walk::parse::<VersionNotSupportedResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -3099,16 +3180,17 @@ impl<'a> Fields<'a> for VersionNotSupportedResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<VersionNotSupportedResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(VersionNotSupportedResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         walk.conditional(message)?;
-        Ok(VersionNotSupportedResponse {
+        Ok(wrap(VersionNotSupportedResponse {
             header: *message.header(),
             other: walk.others(version_not_supported_response_listed),
-        })
+        }))
     }
 }
 
@@ -3179,6 +3261,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, node_report_type: RawIe<'a>) -> Self {
         NodeReportRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -3196,6 +3279,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With vendor_specific_node_report_type (Vendor-Specific Node Report Type).
     #[must_use]
+    #[inline]
     pub fn with_vendor_specific_node_report_type(
         mut self,
         vendor_specific_node_report_type: RawIe<'a>,
@@ -3206,6 +3290,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With user_plane_path_failure_report (User Plane Path Failure Report).
     #[must_use]
+    #[inline]
     pub fn with_user_plane_path_failure_report(
         mut self,
         user_plane_path_failure_report: RawIe<'a>,
@@ -3216,6 +3301,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With user_plane_path_recovery_report (User Plane Path Recovery Report).
     #[must_use]
+    #[inline]
     pub fn with_user_plane_path_recovery_report(
         mut self,
         user_plane_path_recovery_report: RawIe<'a>,
@@ -3226,6 +3312,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With clock_drift_reports (Clock Drift Report).
     #[must_use]
+    #[inline]
     pub fn with_clock_drift_reports(
         mut self,
         clock_drift_reports: impl Into<IeList<'a, RawIe<'a>>>,
@@ -3236,6 +3323,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With gtp_u_path_qos_reports (GTP-U Path QoS Report).
     #[must_use]
+    #[inline]
     pub fn with_gtp_u_path_qos_reports(
         mut self,
         gtp_u_path_qos_reports: impl Into<IeList<'a, RawIe<'a>>>,
@@ -3246,6 +3334,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With peer_up_restart_report (Peer UP Restart Report).
     #[must_use]
+    #[inline]
     pub fn with_peer_up_restart_report(mut self, peer_up_restart_report: RawIe<'a>) -> Self {
         self.peer_up_restart_report = Some(peer_up_restart_report);
         self
@@ -3253,6 +3342,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -3260,6 +3350,7 @@ impl<'a> NodeReportRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -3268,18 +3359,18 @@ impl<'a> NodeReportRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<NodeReportRequestFields<'a>>(message)
+        walk::decode::<NodeReportRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<NodeReportRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<NodeReportRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<NodeReportRequestFields<'a>>(bytes, limits)
+        walk::parse::<NodeReportRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -3444,16 +3535,17 @@ impl<'a> Fields<'a> for NodeReportRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<NodeReportRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(NodeReportRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let node_report_type =
             walk.mandatory(self.node_report_type, 1, IeType::NODE_REPORT_TYPE, message)?;
         walk.conditional(message)?;
-        Ok(NodeReportRequest {
+        Ok(wrap(NodeReportRequest {
             header: *message.header(),
             node_id,
             node_report_type,
@@ -3465,7 +3557,7 @@ impl<'a> Fields<'a> for NodeReportRequestFields<'a> {
                 .list(self.gtp_u_path_qos_reports, IeType::GTP_U_PATH_QOS_REPORT),
             peer_up_restart_report: self.peer_up_restart_report,
             other: walk.others(node_report_request_listed),
-        })
+        }))
     }
 }
 
@@ -3535,6 +3627,7 @@ impl<'a> NodeReportResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         NodeReportResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -3547,6 +3640,7 @@ impl<'a> NodeReportResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -3554,6 +3648,7 @@ impl<'a> NodeReportResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -3561,6 +3656,7 @@ impl<'a> NodeReportResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -3569,18 +3665,18 @@ impl<'a> NodeReportResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<NodeReportResponseFields<'a>>(message)
+        walk::decode::<NodeReportResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<NodeReportResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<NodeReportResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<NodeReportResponseFields<'a>>(bytes, limits)
+        walk::parse::<NodeReportResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -3682,21 +3778,22 @@ impl<'a> Fields<'a> for NodeReportResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<NodeReportResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(NodeReportResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(NodeReportResponse {
+        Ok(wrap(NodeReportResponse {
             header: *message.header(),
             node_id,
             cause,
             offending_ie: self.offending_ie,
             other: walk.others(node_report_response_listed),
-        })
+        }))
     }
 }
 
@@ -3754,6 +3851,7 @@ impl<'a> SessionSetDeletionRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>) -> Self {
         SessionSetDeletionRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -3765,6 +3863,7 @@ impl<'a> SessionSetDeletionRequest<'a> {
 
     /// With fq_csids (SGW-C, PGW-C/SMF, PGW-U/SGW-U/UPF, TWAN, ePDG and MME FQ-CSID).
     #[must_use]
+    #[inline]
     pub fn with_fq_csids(mut self, fq_csids: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.fq_csids = fq_csids.into();
         self
@@ -3772,6 +3871,7 @@ impl<'a> SessionSetDeletionRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -3779,6 +3879,7 @@ impl<'a> SessionSetDeletionRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -3787,18 +3888,18 @@ impl<'a> SessionSetDeletionRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionSetDeletionRequestFields<'a>>(message)
+        walk::decode::<SessionSetDeletionRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetDeletionRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionSetDeletionRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetDeletionRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionSetDeletionRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -3895,19 +3996,20 @@ impl<'a> Fields<'a> for SessionSetDeletionRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionSetDeletionRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionSetDeletionRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         walk.conditional(message)?;
-        Ok(SessionSetDeletionRequest {
+        Ok(wrap(SessionSetDeletionRequest {
             header: *message.header(),
             node_id,
             fq_csids: walk.list(self.fq_csids, IeType::FQ_CSID),
             other: walk.others(session_set_deletion_request_listed),
-        })
+        }))
     }
 }
 
@@ -3967,6 +4069,7 @@ impl<'a> SessionSetDeletionResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         SessionSetDeletionResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -3979,6 +4082,7 @@ impl<'a> SessionSetDeletionResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -3986,6 +4090,7 @@ impl<'a> SessionSetDeletionResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -3993,6 +4098,7 @@ impl<'a> SessionSetDeletionResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -4001,18 +4107,18 @@ impl<'a> SessionSetDeletionResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionSetDeletionResponseFields<'a>>(message)
+        walk::decode::<SessionSetDeletionResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetDeletionResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionSetDeletionResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetDeletionResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionSetDeletionResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -4114,21 +4220,22 @@ impl<'a> Fields<'a> for SessionSetDeletionResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionSetDeletionResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionSetDeletionResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionSetDeletionResponse {
+        Ok(wrap(SessionSetDeletionResponse {
             header: *message.header(),
             node_id,
             cause,
             offending_ie: self.offending_ie,
             other: walk.others(session_set_deletion_response_listed),
-        })
+        }))
     }
 }
 
@@ -4187,6 +4294,7 @@ impl<'a> SessionSetModificationRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(
         node_id: crate::ie::NodeId<'a>,
         pfcp_session_change_info: impl Into<IeList<'a, RawIe<'a>>>,
@@ -4201,6 +4309,7 @@ impl<'a> SessionSetModificationRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -4208,6 +4317,7 @@ impl<'a> SessionSetModificationRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -4216,18 +4326,22 @@ impl<'a> SessionSetModificationRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionSetModificationRequestFields<'a>>(message)
+        walk::decode::<SessionSetModificationRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetModificationRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionSetModificationRequestFields<'a>, _>(
+            bytes,
+            DecodeLimits::DEFAULT,
+            |m| m,
+        )
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetModificationRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionSetModificationRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -4326,11 +4440,12 @@ impl<'a> Fields<'a> for SessionSetModificationRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionSetModificationRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionSetModificationRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         walk.mandatory_repeated(
             &self.pfcp_session_change_info,
@@ -4339,7 +4454,7 @@ impl<'a> Fields<'a> for SessionSetModificationRequestFields<'a> {
             message,
         )?;
         walk.conditional(message)?;
-        Ok(SessionSetModificationRequest {
+        Ok(wrap(SessionSetModificationRequest {
             header: *message.header(),
             node_id,
             pfcp_session_change_info: walk.list(
@@ -4347,7 +4462,7 @@ impl<'a> Fields<'a> for SessionSetModificationRequestFields<'a> {
                 IeType::PFCP_SESSION_CHANGE_INFO,
             ),
             other: walk.others(session_set_modification_request_listed),
-        })
+        }))
     }
 }
 
@@ -4407,6 +4522,7 @@ impl<'a> SessionSetModificationResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         SessionSetModificationResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -4419,6 +4535,7 @@ impl<'a> SessionSetModificationResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -4426,6 +4543,7 @@ impl<'a> SessionSetModificationResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -4433,6 +4551,7 @@ impl<'a> SessionSetModificationResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -4441,18 +4560,22 @@ impl<'a> SessionSetModificationResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionSetModificationResponseFields<'a>>(message)
+        walk::decode::<SessionSetModificationResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetModificationResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionSetModificationResponseFields<'a>, _>(
+            bytes,
+            DecodeLimits::DEFAULT,
+            |m| m,
+        )
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionSetModificationResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionSetModificationResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -4554,21 +4677,22 @@ impl<'a> Fields<'a> for SessionSetModificationResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionSetModificationResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionSetModificationResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionSetModificationResponse {
+        Ok(wrap(SessionSetModificationResponse {
             header: *message.header(),
             node_id,
             cause,
             offending_ie: self.offending_ie,
             other: walk.others(session_set_modification_response_listed),
-        })
+        }))
     }
 }
 
@@ -4684,6 +4808,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(
         node_id: crate::ie::NodeId<'a>,
         cp_f_seid: crate::ie::FSeid,
@@ -4727,6 +4852,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_urrs (Create URR).
     #[must_use]
+    #[inline]
     pub fn with_create_urrs(
         mut self,
         create_urrs: impl Into<IeList<'a, crate::ie::CreateUrr>>,
@@ -4737,6 +4863,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_qers (Create QER).
     #[must_use]
+    #[inline]
     pub fn with_create_qers(
         mut self,
         create_qers: impl Into<IeList<'a, crate::ie::CreateQer>>,
@@ -4747,6 +4874,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_bar (Create BAR).
     #[must_use]
+    #[inline]
     pub fn with_create_bar(mut self, create_bar: crate::ie::CreateBar) -> Self {
         self.create_bar = Some(create_bar);
         self
@@ -4754,6 +4882,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_traffic_endpoints (Create Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_create_traffic_endpoints(
         mut self,
         create_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -4764,6 +4893,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With pdn_type (PDN Type).
     #[must_use]
+    #[inline]
     pub fn with_pdn_type(mut self, pdn_type: RawIe<'a>) -> Self {
         self.pdn_type = Some(pdn_type);
         self
@@ -4771,6 +4901,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With fq_csids (SGW-C, MME, PGW-C/SMF, ePDG and TWAN FQ-CSID).
     #[must_use]
+    #[inline]
     pub fn with_fq_csids(mut self, fq_csids: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.fq_csids = fq_csids.into();
         self
@@ -4778,6 +4909,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With user_plane_inactivity_timer (User Plane Inactivity Timer).
     #[must_use]
+    #[inline]
     pub fn with_user_plane_inactivity_timer(
         mut self,
         user_plane_inactivity_timer: RawIe<'a>,
@@ -4788,6 +4920,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With user_id (User ID).
     #[must_use]
+    #[inline]
     pub fn with_user_id(mut self, user_id: RawIe<'a>) -> Self {
         self.user_id = Some(user_id);
         self
@@ -4795,6 +4928,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With trace_information (Trace Information).
     #[must_use]
+    #[inline]
     pub fn with_trace_information(mut self, trace_information: RawIe<'a>) -> Self {
         self.trace_information = Some(trace_information);
         self
@@ -4802,6 +4936,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With apn_dnn (APN/DNN).
     #[must_use]
+    #[inline]
     pub fn with_apn_dnn(mut self, apn_dnn: RawIe<'a>) -> Self {
         self.apn_dnn = Some(apn_dnn);
         self
@@ -4809,6 +4944,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_mars (Create MAR).
     #[must_use]
+    #[inline]
     pub fn with_create_mars(mut self, create_mars: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.create_mars = create_mars.into();
         self
@@ -4816,6 +4952,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With pfcpsereq_flags (PFCPSEReq-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpsereq_flags(mut self, pfcpsereq_flags: RawIe<'a>) -> Self {
         self.pfcpsereq_flags = Some(pfcpsereq_flags);
         self
@@ -4823,6 +4960,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_bridge_info_for_tsc (Create Bridge Info for TSC).
     #[must_use]
+    #[inline]
     pub fn with_create_bridge_info_for_tsc(
         mut self,
         create_bridge_info_for_tsc: RawIe<'a>,
@@ -4833,6 +4971,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With create_srrs (Create SRR).
     #[must_use]
+    #[inline]
     pub fn with_create_srrs(mut self, create_srrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.create_srrs = create_srrs.into();
         self
@@ -4840,6 +4979,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With provide_atsss_control_information (Provide ATSSS Control Information).
     #[must_use]
+    #[inline]
     pub fn with_provide_atsss_control_information(
         mut self,
         provide_atsss_control_information: RawIe<'a>,
@@ -4850,6 +4990,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With recovery_time_stamp (Recovery Time Stamp).
     #[must_use]
+    #[inline]
     pub fn with_recovery_time_stamp(
         mut self,
         recovery_time_stamp: crate::ie::RecoveryTimeStamp,
@@ -4860,6 +5001,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With s_nssai (S-NSSAI).
     #[must_use]
+    #[inline]
     pub fn with_s_nssai(mut self, s_nssai: RawIe<'a>) -> Self {
         self.s_nssai = Some(s_nssai);
         self
@@ -4867,6 +5009,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With provide_rds_configuration_information (Provide RDS configuration information).
     #[must_use]
+    #[inline]
     pub fn with_provide_rds_configuration_information(
         mut self,
         provide_rds_configuration_information: RawIe<'a>,
@@ -4877,6 +5020,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With rat_type (RAT Type).
     #[must_use]
+    #[inline]
     pub fn with_rat_type(mut self, rat_type: RawIe<'a>) -> Self {
         self.rat_type = Some(rat_type);
         self
@@ -4884,6 +5028,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With l2tp_tunnel_information (L2TP Tunnel Information).
     #[must_use]
+    #[inline]
     pub fn with_l2tp_tunnel_information(
         mut self,
         l2tp_tunnel_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -4894,6 +5039,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With l2tp_session_information (L2TP Session Information).
     #[must_use]
+    #[inline]
     pub fn with_l2tp_session_information(mut self, l2tp_session_information: RawIe<'a>) -> Self {
         self.l2tp_session_information = Some(l2tp_session_information);
         self
@@ -4901,6 +5047,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With group_id (Group Id).
     #[must_use]
+    #[inline]
     pub fn with_group_id(mut self, group_id: RawIe<'a>) -> Self {
         self.group_id = Some(group_id);
         self
@@ -4908,6 +5055,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With mbs_session_n4mb_control_information (MBS Session N4mb Control Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4mb_control_information(
         mut self,
         mbs_session_n4mb_control_information: RawIe<'a>,
@@ -4918,6 +5066,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With mbs_session_n4_control_information (MBS Session N4 Control Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4_control_information(
         mut self,
         mbs_session_n4_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -4928,6 +5077,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With dscp_to_ppi_control_information (DSCP to PPI Control Information).
     #[must_use]
+    #[inline]
     pub fn with_dscp_to_ppi_control_information(
         mut self,
         dscp_to_ppi_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -4938,6 +5088,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -4945,6 +5096,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -4952,6 +5104,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -4959,6 +5112,7 @@ impl<'a> SessionEstablishmentRequest<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -4967,18 +5121,18 @@ impl<'a> SessionEstablishmentRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionEstablishmentRequestFields<'a>>(message)
+        walk::decode::<SessionEstablishmentRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionEstablishmentRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionEstablishmentRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionEstablishmentRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionEstablishmentRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -5303,17 +5457,18 @@ impl<'a> Fields<'a> for SessionEstablishmentRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionEstablishmentRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionEstablishmentRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cp_f_seid = walk.mandatory(self.cp_f_seid, 1, IeType::F_SEID, message)?;
         walk.mandatory_repeated(&self.create_pdrs, 2, IeType::CREATE_PDR, message)?;
         walk.mandatory_repeated(&self.create_fars, 3, IeType::CREATE_FAR, message)?;
         walk.conditional(message)?;
-        Ok(SessionEstablishmentRequest {
+        Ok(wrap(SessionEstablishmentRequest {
             header: *message.header(),
             node_id,
             cp_f_seid,
@@ -5357,7 +5512,7 @@ impl<'a> Fields<'a> for SessionEstablishmentRequestFields<'a> {
                 IeType::DSCP_TO_PPI_CONTROL_INFORMATION,
             ),
             other: walk.others(session_establishment_request_listed),
-        })
+        }))
     }
 }
 
@@ -5477,6 +5632,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(node_id: crate::ie::NodeId<'a>, cause: crate::Cause) -> Self {
         SessionEstablishmentResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -5503,6 +5659,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -5510,6 +5667,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With up_f_seid (UP F-SEID).
     #[must_use]
+    #[inline]
     pub fn with_up_f_seid(mut self, up_f_seid: crate::ie::FSeid) -> Self {
         self.up_f_seid = Some(up_f_seid);
         self
@@ -5517,6 +5675,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With created_pdrs (Created PDR).
     #[must_use]
+    #[inline]
     pub fn with_created_pdrs(
         mut self,
         created_pdrs: impl Into<IeList<'a, crate::ie::CreatedPdr<'a>>>,
@@ -5527,6 +5686,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With load_control_information (Load Control Information).
     #[must_use]
+    #[inline]
     pub fn with_load_control_information(
         mut self,
         load_control_information: crate::ie::LoadControlInformation,
@@ -5537,6 +5697,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With overload_control_information (Overload Control Information).
     #[must_use]
+    #[inline]
     pub fn with_overload_control_information(
         mut self,
         overload_control_information: crate::ie::OverloadControlInformation,
@@ -5547,6 +5708,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With up_fq_csid (PGW-U/SGW-U/UPF FQ-CSID).
     #[must_use]
+    #[inline]
     pub fn with_up_fq_csid(mut self, up_fq_csid: RawIe<'a>) -> Self {
         self.up_fq_csid = Some(up_fq_csid);
         self
@@ -5554,6 +5716,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With failed_rule_id (Failed Rule ID).
     #[must_use]
+    #[inline]
     pub fn with_failed_rule_id(mut self, failed_rule_id: RawIe<'a>) -> Self {
         self.failed_rule_id = Some(failed_rule_id);
         self
@@ -5561,6 +5724,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With created_traffic_endpoints (Created Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_created_traffic_endpoints(
         mut self,
         created_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -5571,6 +5735,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With created_bridge_info_for_tsc (Created Bridge Info for TSC).
     #[must_use]
+    #[inline]
     pub fn with_created_bridge_info_for_tsc(
         mut self,
         created_bridge_info_for_tsc: RawIe<'a>,
@@ -5581,6 +5746,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With atsss_control_parameters (ATSSS Control Parameters).
     #[must_use]
+    #[inline]
     pub fn with_atsss_control_parameters(mut self, atsss_control_parameters: RawIe<'a>) -> Self {
         self.atsss_control_parameters = Some(atsss_control_parameters);
         self
@@ -5588,6 +5754,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With rds_configuration_information (RDS configuration information).
     #[must_use]
+    #[inline]
     pub fn with_rds_configuration_information(
         mut self,
         rds_configuration_information: RawIe<'a>,
@@ -5598,6 +5765,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With partial_failure_information (Partial Failure Information).
     #[must_use]
+    #[inline]
     pub fn with_partial_failure_information(
         mut self,
         partial_failure_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -5608,6 +5776,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With created_l2tp_session (Created L2TP Session).
     #[must_use]
+    #[inline]
     pub fn with_created_l2tp_session(mut self, created_l2tp_session: RawIe<'a>) -> Self {
         self.created_l2tp_session = Some(created_l2tp_session);
         self
@@ -5615,6 +5784,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With mbs_session_n4mb_information (MBS Session N4mb Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4mb_information(
         mut self,
         mbs_session_n4mb_information: RawIe<'a>,
@@ -5625,6 +5795,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With mbs_session_n4_information (MBS Session N4 Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4_information(
         mut self,
         mbs_session_n4_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -5635,6 +5806,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -5642,6 +5814,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -5649,6 +5822,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -5656,6 +5830,7 @@ impl<'a> SessionEstablishmentResponse<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -5664,18 +5839,22 @@ impl<'a> SessionEstablishmentResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionEstablishmentResponseFields<'a>>(message)
+        walk::decode::<SessionEstablishmentResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionEstablishmentResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionEstablishmentResponseFields<'a>, _>(
+            bytes,
+            DecodeLimits::DEFAULT,
+            |m| m,
+        )
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionEstablishmentResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionEstablishmentResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -5918,15 +6097,16 @@ impl<'a> Fields<'a> for SessionEstablishmentResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionEstablishmentResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionEstablishmentResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let node_id = walk.mandatory(self.node_id, 0, IeType::NODE_ID, message)?;
         let cause = walk.mandatory(self.cause, 1, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionEstablishmentResponse {
+        Ok(wrap(SessionEstablishmentResponse {
             header: *message.header(),
             node_id,
             cause,
@@ -5955,7 +6135,7 @@ impl<'a> Fields<'a> for SessionEstablishmentResponseFields<'a> {
                 IeType::MBS_SESSION_N4_INFORMATION,
             ),
             other: walk.others(session_establishment_response_listed),
-        })
+        }))
     }
 }
 
@@ -6111,6 +6291,7 @@ impl<'a> SessionModificationRequest<'a> {
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
     #[allow(clippy::new_without_default)]
+    #[inline]
     pub fn new() -> Self {
         SessionModificationRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -6162,6 +6343,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With cp_f_seid (CP F-SEID).
     #[must_use]
+    #[inline]
     pub fn with_cp_f_seid(mut self, cp_f_seid: crate::ie::FSeid) -> Self {
         self.cp_f_seid = Some(cp_f_seid);
         self
@@ -6169,6 +6351,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_pdrs (Remove PDR).
     #[must_use]
+    #[inline]
     pub fn with_remove_pdrs(
         mut self,
         remove_pdrs: impl Into<IeList<'a, crate::ie::RemovePdr>>,
@@ -6179,6 +6362,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_fars (Remove FAR).
     #[must_use]
+    #[inline]
     pub fn with_remove_fars(
         mut self,
         remove_fars: impl Into<IeList<'a, crate::ie::RemoveFar>>,
@@ -6189,6 +6373,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_urrs (Remove URR).
     #[must_use]
+    #[inline]
     pub fn with_remove_urrs(
         mut self,
         remove_urrs: impl Into<IeList<'a, crate::ie::RemoveUrr>>,
@@ -6199,6 +6384,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_qers (Remove QER).
     #[must_use]
+    #[inline]
     pub fn with_remove_qers(
         mut self,
         remove_qers: impl Into<IeList<'a, crate::ie::RemoveQer>>,
@@ -6209,6 +6395,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_bar (Remove BAR).
     #[must_use]
+    #[inline]
     pub fn with_remove_bar(mut self, remove_bar: crate::ie::RemoveBar) -> Self {
         self.remove_bar = Some(remove_bar);
         self
@@ -6216,6 +6403,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_traffic_endpoints (Remove Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_remove_traffic_endpoints(
         mut self,
         remove_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6226,6 +6414,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_pdrs (Create PDR).
     #[must_use]
+    #[inline]
     pub fn with_create_pdrs(
         mut self,
         create_pdrs: impl Into<IeList<'a, crate::ie::CreatePdr<'a>>>,
@@ -6236,6 +6425,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_fars (Create FAR).
     #[must_use]
+    #[inline]
     pub fn with_create_fars(
         mut self,
         create_fars: impl Into<IeList<'a, crate::ie::CreateFar<'a>>>,
@@ -6246,6 +6436,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_urrs (Create URR).
     #[must_use]
+    #[inline]
     pub fn with_create_urrs(
         mut self,
         create_urrs: impl Into<IeList<'a, crate::ie::CreateUrr>>,
@@ -6256,6 +6447,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_qers (Create QER).
     #[must_use]
+    #[inline]
     pub fn with_create_qers(
         mut self,
         create_qers: impl Into<IeList<'a, crate::ie::CreateQer>>,
@@ -6266,6 +6458,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_bar (Create BAR).
     #[must_use]
+    #[inline]
     pub fn with_create_bar(mut self, create_bar: crate::ie::CreateBar) -> Self {
         self.create_bar = Some(create_bar);
         self
@@ -6273,6 +6466,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_traffic_endpoints (Create Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_create_traffic_endpoints(
         mut self,
         create_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6283,6 +6477,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_pdrs (Update PDR).
     #[must_use]
+    #[inline]
     pub fn with_update_pdrs(
         mut self,
         update_pdrs: impl Into<IeList<'a, crate::ie::UpdatePdr<'a>>>,
@@ -6293,6 +6488,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_fars (Update FAR).
     #[must_use]
+    #[inline]
     pub fn with_update_fars(
         mut self,
         update_fars: impl Into<IeList<'a, crate::ie::UpdateFar<'a>>>,
@@ -6303,6 +6499,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_urrs (Update URR).
     #[must_use]
+    #[inline]
     pub fn with_update_urrs(
         mut self,
         update_urrs: impl Into<IeList<'a, crate::ie::UpdateUrr>>,
@@ -6313,6 +6510,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_qers (Update QER).
     #[must_use]
+    #[inline]
     pub fn with_update_qers(
         mut self,
         update_qers: impl Into<IeList<'a, crate::ie::UpdateQer>>,
@@ -6323,6 +6521,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_bar (Update BAR).
     #[must_use]
+    #[inline]
     pub fn with_update_bar(mut self, update_bar: crate::ie::UpdateBar) -> Self {
         self.update_bar = Some(update_bar);
         self
@@ -6330,6 +6529,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_traffic_endpoints (Update Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_update_traffic_endpoints(
         mut self,
         update_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6340,6 +6540,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With pfcpsmreq_flags (PFCPSMReq-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpsmreq_flags(mut self, pfcpsmreq_flags: RawIe<'a>) -> Self {
         self.pfcpsmreq_flags = Some(pfcpsmreq_flags);
         self
@@ -6347,6 +6548,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With query_urrs (Query URR).
     #[must_use]
+    #[inline]
     pub fn with_query_urrs(mut self, query_urrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.query_urrs = query_urrs.into();
         self
@@ -6354,6 +6556,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With fq_csids (PGW-C/SMF, SGW-C, MME, ePDG and TWAN FQ-CSID).
     #[must_use]
+    #[inline]
     pub fn with_fq_csids(mut self, fq_csids: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.fq_csids = fq_csids.into();
         self
@@ -6361,6 +6564,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With user_plane_inactivity_timer (User Plane Inactivity Timer).
     #[must_use]
+    #[inline]
     pub fn with_user_plane_inactivity_timer(
         mut self,
         user_plane_inactivity_timer: RawIe<'a>,
@@ -6371,6 +6575,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With query_urr_reference (Query URR Reference).
     #[must_use]
+    #[inline]
     pub fn with_query_urr_reference(mut self, query_urr_reference: RawIe<'a>) -> Self {
         self.query_urr_reference = Some(query_urr_reference);
         self
@@ -6378,6 +6583,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With trace_information (Trace Information).
     #[must_use]
+    #[inline]
     pub fn with_trace_information(mut self, trace_information: RawIe<'a>) -> Self {
         self.trace_information = Some(trace_information);
         self
@@ -6385,6 +6591,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_mars (Remove MAR).
     #[must_use]
+    #[inline]
     pub fn with_remove_mars(mut self, remove_mars: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.remove_mars = remove_mars.into();
         self
@@ -6392,6 +6599,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_mars (Update MAR).
     #[must_use]
+    #[inline]
     pub fn with_update_mars(mut self, update_mars: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.update_mars = update_mars.into();
         self
@@ -6399,6 +6607,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_mars (Create MAR).
     #[must_use]
+    #[inline]
     pub fn with_create_mars(mut self, create_mars: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.create_mars = create_mars.into();
         self
@@ -6406,6 +6615,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With node_id (Node ID).
     #[must_use]
+    #[inline]
     pub fn with_node_id(mut self, node_id: crate::ie::NodeId<'a>) -> Self {
         self.node_id = Some(node_id);
         self
@@ -6413,6 +6623,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With tsc_management_information (TSC Management Information).
     #[must_use]
+    #[inline]
     pub fn with_tsc_management_information(
         mut self,
         tsc_management_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6423,6 +6634,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With remove_srrs (Remove SRR).
     #[must_use]
+    #[inline]
     pub fn with_remove_srrs(mut self, remove_srrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.remove_srrs = remove_srrs.into();
         self
@@ -6430,6 +6642,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With create_srrs (Create SRR).
     #[must_use]
+    #[inline]
     pub fn with_create_srrs(mut self, create_srrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.create_srrs = create_srrs.into();
         self
@@ -6437,6 +6650,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With update_srrs (Update SRR).
     #[must_use]
+    #[inline]
     pub fn with_update_srrs(mut self, update_srrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.update_srrs = update_srrs.into();
         self
@@ -6444,6 +6658,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With provide_atsss_control_information (Provide ATSSS Control Information).
     #[must_use]
+    #[inline]
     pub fn with_provide_atsss_control_information(
         mut self,
         provide_atsss_control_information: RawIe<'a>,
@@ -6454,6 +6669,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With ethernet_context_information (Ethernet Context Information).
     #[must_use]
+    #[inline]
     pub fn with_ethernet_context_information(
         mut self,
         ethernet_context_information: RawIe<'a>,
@@ -6464,6 +6680,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With access_availability_information (Access Availability Information).
     #[must_use]
+    #[inline]
     pub fn with_access_availability_information(
         mut self,
         access_availability_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6474,6 +6691,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With query_packet_rate_status (Query Packet Rate Status).
     #[must_use]
+    #[inline]
     pub fn with_query_packet_rate_status(
         mut self,
         query_packet_rate_status: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6484,6 +6702,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With s_nssai (S-NSSAI).
     #[must_use]
+    #[inline]
     pub fn with_s_nssai(mut self, s_nssai: RawIe<'a>) -> Self {
         self.s_nssai = Some(s_nssai);
         self
@@ -6491,6 +6710,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With rat_type (RAT Type).
     #[must_use]
+    #[inline]
     pub fn with_rat_type(mut self, rat_type: RawIe<'a>) -> Self {
         self.rat_type = Some(rat_type);
         self
@@ -6498,6 +6718,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With group_id (Group Id).
     #[must_use]
+    #[inline]
     pub fn with_group_id(mut self, group_id: RawIe<'a>) -> Self {
         self.group_id = Some(group_id);
         self
@@ -6505,6 +6726,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With mbs_session_n4_control_information (MBS Session N4 Control Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4_control_information(
         mut self,
         mbs_session_n4_control_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -6515,6 +6737,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With dscp_to_ppi_control_information (DSCP to PPI Control Information).
     #[must_use]
+    #[inline]
     pub fn with_dscp_to_ppi_control_information(
         mut self,
         dscp_to_ppi_control_information: RawIe<'a>,
@@ -6525,6 +6748,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -6532,6 +6756,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -6539,6 +6764,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -6546,6 +6772,7 @@ impl<'a> SessionModificationRequest<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -6554,18 +6781,18 @@ impl<'a> SessionModificationRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionModificationRequestFields<'a>>(message)
+        walk::decode::<SessionModificationRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionModificationRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionModificationRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionModificationRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionModificationRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -6999,13 +7226,14 @@ impl<'a> Fields<'a> for SessionModificationRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionModificationRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionModificationRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         walk.conditional(message)?;
-        Ok(SessionModificationRequest {
+        Ok(wrap(SessionModificationRequest {
             header: *message.header(),
             cp_f_seid: self.cp_f_seid,
             remove_pdrs: walk.list(self.remove_pdrs, IeType::REMOVE_PDR),
@@ -7071,7 +7299,7 @@ impl<'a> Fields<'a> for SessionModificationRequestFields<'a> {
             ),
             dscp_to_ppi_control_information: self.dscp_to_ppi_control_information,
             other: walk.others(session_modification_request_listed),
-        })
+        }))
     }
 }
 
@@ -7197,6 +7425,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(cause: crate::Cause) -> Self {
         SessionModificationResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -7221,6 +7450,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -7228,6 +7458,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With created_pdrs (Created PDR).
     #[must_use]
+    #[inline]
     pub fn with_created_pdrs(
         mut self,
         created_pdrs: impl Into<IeList<'a, crate::ie::CreatedPdr<'a>>>,
@@ -7238,6 +7469,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With load_control_information (Load Control Information).
     #[must_use]
+    #[inline]
     pub fn with_load_control_information(
         mut self,
         load_control_information: crate::ie::LoadControlInformation,
@@ -7248,6 +7480,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With overload_control_information (Overload Control Information).
     #[must_use]
+    #[inline]
     pub fn with_overload_control_information(
         mut self,
         overload_control_information: crate::ie::OverloadControlInformation,
@@ -7258,6 +7491,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With usage_reports (Usage Report).
     #[must_use]
+    #[inline]
     pub fn with_usage_reports(
         mut self,
         usage_reports: impl Into<IeList<'a, crate::ie::UsageReportSmr>>,
@@ -7268,6 +7502,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With failed_rule_id (Failed Rule ID).
     #[must_use]
+    #[inline]
     pub fn with_failed_rule_id(mut self, failed_rule_id: RawIe<'a>) -> Self {
         self.failed_rule_id = Some(failed_rule_id);
         self
@@ -7275,6 +7510,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With additional_usage_reports_information (Additional Usage Reports Information).
     #[must_use]
+    #[inline]
     pub fn with_additional_usage_reports_information(
         mut self,
         additional_usage_reports_information: RawIe<'a>,
@@ -7285,6 +7521,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With created_traffic_endpoints (Created/Updated Traffic Endpoint).
     #[must_use]
+    #[inline]
     pub fn with_created_traffic_endpoints(
         mut self,
         created_traffic_endpoints: impl Into<IeList<'a, RawIe<'a>>>,
@@ -7295,6 +7532,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With tsc_management_information (TSC Management Information).
     #[must_use]
+    #[inline]
     pub fn with_tsc_management_information(
         mut self,
         tsc_management_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -7305,6 +7543,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With atsss_control_parameters (ATSSS Control Parameters).
     #[must_use]
+    #[inline]
     pub fn with_atsss_control_parameters(mut self, atsss_control_parameters: RawIe<'a>) -> Self {
         self.atsss_control_parameters = Some(atsss_control_parameters);
         self
@@ -7312,6 +7551,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With updated_pdrs (Updated PDR).
     #[must_use]
+    #[inline]
     pub fn with_updated_pdrs(mut self, updated_pdrs: impl Into<IeList<'a, RawIe<'a>>>) -> Self {
         self.updated_pdrs = updated_pdrs.into();
         self
@@ -7319,6 +7559,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With packet_rate_status_reports (Packet Rate Status Report).
     #[must_use]
+    #[inline]
     pub fn with_packet_rate_status_reports(
         mut self,
         packet_rate_status_reports: impl Into<IeList<'a, RawIe<'a>>>,
@@ -7329,6 +7570,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With partial_failure_information (Partial Failure Information).
     #[must_use]
+    #[inline]
     pub fn with_partial_failure_information(
         mut self,
         partial_failure_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -7339,6 +7581,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With mbs_session_n4_information (MBS Session N4 Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4_information(
         mut self,
         mbs_session_n4_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -7349,6 +7592,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -7356,6 +7600,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -7363,6 +7608,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -7370,6 +7616,7 @@ impl<'a> SessionModificationResponse<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -7378,18 +7625,18 @@ impl<'a> SessionModificationResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionModificationResponseFields<'a>>(message)
+        walk::decode::<SessionModificationResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionModificationResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionModificationResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionModificationResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionModificationResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -7615,14 +7862,15 @@ impl<'a> Fields<'a> for SessionModificationResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionModificationResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionModificationResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let cause = walk.mandatory(self.cause, 0, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionModificationResponse {
+        Ok(wrap(SessionModificationResponse {
             header: *message.header(),
             cause,
             offending_ie: self.offending_ie,
@@ -7655,7 +7903,7 @@ impl<'a> Fields<'a> for SessionModificationResponseFields<'a> {
                 IeType::MBS_SESSION_N4_INFORMATION,
             ),
             other: walk.others(session_modification_response_listed),
-        })
+        }))
     }
 }
 
@@ -7725,6 +7973,7 @@ impl<'a> SessionDeletionRequest<'a> {
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
     #[allow(clippy::new_without_default)]
+    #[inline]
     pub fn new() -> Self {
         SessionDeletionRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -7734,6 +7983,7 @@ impl<'a> SessionDeletionRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -7741,6 +7991,7 @@ impl<'a> SessionDeletionRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -7748,6 +7999,7 @@ impl<'a> SessionDeletionRequest<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -7755,6 +8007,7 @@ impl<'a> SessionDeletionRequest<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -7763,18 +8016,18 @@ impl<'a> SessionDeletionRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionDeletionRequestFields<'a>>(message)
+        walk::decode::<SessionDeletionRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionDeletionRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionDeletionRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionDeletionRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionDeletionRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -7855,16 +8108,17 @@ impl<'a> Fields<'a> for SessionDeletionRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionDeletionRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionDeletionRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         walk.conditional(message)?;
-        Ok(SessionDeletionRequest {
+        Ok(wrap(SessionDeletionRequest {
             header: *message.header(),
             other: walk.others(session_deletion_request_listed),
-        })
+        }))
     }
 }
 
@@ -7936,6 +8190,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(cause: crate::Cause) -> Self {
         SessionDeletionResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -7955,6 +8210,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -7962,6 +8218,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With load_control_information (Load Control Information).
     #[must_use]
+    #[inline]
     pub fn with_load_control_information(
         mut self,
         load_control_information: crate::ie::LoadControlInformation,
@@ -7972,6 +8229,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With overload_control_information (Overload Control Information).
     #[must_use]
+    #[inline]
     pub fn with_overload_control_information(
         mut self,
         overload_control_information: crate::ie::OverloadControlInformation,
@@ -7982,6 +8240,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With usage_reports (Usage Report).
     #[must_use]
+    #[inline]
     pub fn with_usage_reports(
         mut self,
         usage_reports: impl Into<IeList<'a, crate::ie::UsageReportSdr>>,
@@ -7992,6 +8251,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With additional_usage_reports_information (Additional Usage Reports Information).
     #[must_use]
+    #[inline]
     pub fn with_additional_usage_reports_information(
         mut self,
         additional_usage_reports_information: RawIe<'a>,
@@ -8002,6 +8262,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With packet_rate_status_report (Packet Rate Status Report).
     #[must_use]
+    #[inline]
     pub fn with_packet_rate_status_report(mut self, packet_rate_status_report: RawIe<'a>) -> Self {
         self.packet_rate_status_report = Some(packet_rate_status_report);
         self
@@ -8009,6 +8270,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With session_reports (Session Report).
     #[must_use]
+    #[inline]
     pub fn with_session_reports(
         mut self,
         session_reports: impl Into<IeList<'a, RawIe<'a>>>,
@@ -8019,6 +8281,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With mbs_session_n4_information (MBS Session N4 Information).
     #[must_use]
+    #[inline]
     pub fn with_mbs_session_n4_information(
         mut self,
         mbs_session_n4_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -8029,6 +8292,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With pfcpsdrsp_flags (PFCPSDRsp-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpsdrsp_flags(mut self, pfcpsdrsp_flags: RawIe<'a>) -> Self {
         self.pfcpsdrsp_flags = Some(pfcpsdrsp_flags);
         self
@@ -8036,6 +8300,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -8043,6 +8308,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -8050,6 +8316,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -8057,6 +8324,7 @@ impl<'a> SessionDeletionResponse<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -8065,18 +8333,18 @@ impl<'a> SessionDeletionResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionDeletionResponseFields<'a>>(message)
+        walk::decode::<SessionDeletionResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionDeletionResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionDeletionResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionDeletionResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionDeletionResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -8257,14 +8525,15 @@ impl<'a> Fields<'a> for SessionDeletionResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionDeletionResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionDeletionResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let cause = walk.mandatory(self.cause, 0, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionDeletionResponse {
+        Ok(wrap(SessionDeletionResponse {
             header: *message.header(),
             cause,
             offending_ie: self.offending_ie,
@@ -8280,7 +8549,7 @@ impl<'a> Fields<'a> for SessionDeletionResponseFields<'a> {
             ),
             pfcpsdrsp_flags: self.pfcpsdrsp_flags,
             other: walk.others(session_deletion_response_listed),
-        })
+        }))
     }
 }
 
@@ -8371,6 +8640,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(report_type: crate::ie::ReportType) -> Self {
         SessionReportRequest {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -8393,6 +8663,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With downlink_data_report (Downlink Data Report).
     #[must_use]
+    #[inline]
     pub fn with_downlink_data_report(
         mut self,
         downlink_data_report: crate::ie::DownlinkDataReport<'a>,
@@ -8403,6 +8674,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With usage_reports (Usage Report).
     #[must_use]
+    #[inline]
     pub fn with_usage_reports(
         mut self,
         usage_reports: impl Into<IeList<'a, crate::ie::UsageReportSrr>>,
@@ -8413,6 +8685,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With error_indication_report (Error Indication Report).
     #[must_use]
+    #[inline]
     pub fn with_error_indication_report(mut self, error_indication_report: RawIe<'a>) -> Self {
         self.error_indication_report = Some(error_indication_report);
         self
@@ -8420,6 +8693,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With load_control_information (Load Control Information).
     #[must_use]
+    #[inline]
     pub fn with_load_control_information(
         mut self,
         load_control_information: crate::ie::LoadControlInformation,
@@ -8430,6 +8704,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With overload_control_information (Overload Control Information).
     #[must_use]
+    #[inline]
     pub fn with_overload_control_information(
         mut self,
         overload_control_information: crate::ie::OverloadControlInformation,
@@ -8440,6 +8715,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With additional_usage_reports_information (Additional Usage Reports Information).
     #[must_use]
+    #[inline]
     pub fn with_additional_usage_reports_information(
         mut self,
         additional_usage_reports_information: RawIe<'a>,
@@ -8450,6 +8726,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With pfcpsrreq_flags (PFCPSRReq-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpsrreq_flags(mut self, pfcpsrreq_flags: RawIe<'a>) -> Self {
         self.pfcpsrreq_flags = Some(pfcpsrreq_flags);
         self
@@ -8457,6 +8734,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With old_cp_f_seid (Old CP F-SEID).
     #[must_use]
+    #[inline]
     pub fn with_old_cp_f_seid(mut self, old_cp_f_seid: crate::ie::FSeid) -> Self {
         self.old_cp_f_seid = Some(old_cp_f_seid);
         self
@@ -8464,6 +8742,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With packet_rate_status_report (Packet Rate Status Report).
     #[must_use]
+    #[inline]
     pub fn with_packet_rate_status_report(mut self, packet_rate_status_report: RawIe<'a>) -> Self {
         self.packet_rate_status_report = Some(packet_rate_status_report);
         self
@@ -8471,6 +8750,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With tsc_management_information (TSC Management Information).
     #[must_use]
+    #[inline]
     pub fn with_tsc_management_information(
         mut self,
         tsc_management_information: impl Into<IeList<'a, RawIe<'a>>>,
@@ -8481,6 +8761,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With session_reports (Session Report).
     #[must_use]
+    #[inline]
     pub fn with_session_reports(
         mut self,
         session_reports: impl Into<IeList<'a, RawIe<'a>>>,
@@ -8491,6 +8772,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With cause (Cause).
     #[must_use]
+    #[inline]
     pub fn with_cause(mut self, cause: crate::Cause) -> Self {
         self.cause = Some(cause);
         self
@@ -8498,6 +8780,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -8505,6 +8788,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -8512,6 +8796,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -8519,6 +8804,7 @@ impl<'a> SessionReportRequest<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -8527,18 +8813,18 @@ impl<'a> SessionReportRequest<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionReportRequestFields<'a>>(message)
+        walk::decode::<SessionReportRequestFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionReportRequestFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionReportRequestFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionReportRequestFields<'a>>(bytes, limits)
+        walk::parse::<SessionReportRequestFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -8749,14 +9035,15 @@ impl<'a> Fields<'a> for SessionReportRequestFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionReportRequest<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionReportRequest<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let report_type = walk.mandatory(self.report_type, 0, IeType::REPORT_TYPE, message)?;
         walk.conditional(message)?;
-        Ok(SessionReportRequest {
+        Ok(wrap(SessionReportRequest {
             header: *message.header(),
             report_type,
             downlink_data_report: self.downlink_data_report,
@@ -8775,7 +9062,7 @@ impl<'a> Fields<'a> for SessionReportRequestFields<'a> {
             session_reports: walk.list(self.session_reports, IeType::SESSION_REPORT),
             cause: self.cause,
             other: walk.others(session_report_request_listed),
-        })
+        }))
     }
 }
 
@@ -8862,6 +9149,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// The message with its mandatory IEs and none of the others; a header with sequence
     /// number 0 and SEID 0.
+    #[inline]
     pub fn new(cause: crate::Cause) -> Self {
         SessionReportResponse {
             header: walk::new_header(Self::MESSAGE_TYPE),
@@ -8881,6 +9169,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With offending_ie (Offending IE).
     #[must_use]
+    #[inline]
     pub fn with_offending_ie(mut self, offending_ie: crate::ie::OffendingIe) -> Self {
         self.offending_ie = Some(offending_ie);
         self
@@ -8888,6 +9177,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With update_bar (Update BAR).
     #[must_use]
+    #[inline]
     pub fn with_update_bar(mut self, update_bar: RawIe<'a>) -> Self {
         self.update_bar = Some(update_bar);
         self
@@ -8895,6 +9185,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With pfcpsrrsp_flags (PFCPSRRsp-Flags).
     #[must_use]
+    #[inline]
     pub fn with_pfcpsrrsp_flags(mut self, pfcpsrrsp_flags: RawIe<'a>) -> Self {
         self.pfcpsrrsp_flags = Some(pfcpsrrsp_flags);
         self
@@ -8902,6 +9193,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With cp_f_seid (CP F-SEID).
     #[must_use]
+    #[inline]
     pub fn with_cp_f_seid(mut self, cp_f_seid: crate::ie::FSeid) -> Self {
         self.cp_f_seid = Some(cp_f_seid);
         self
@@ -8909,6 +9201,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With n4_u_f_teid (N4-u F-TEID).
     #[must_use]
+    #[inline]
     pub fn with_n4_u_f_teid(mut self, n4_u_f_teid: crate::ie::FTeid) -> Self {
         self.n4_u_f_teid = Some(n4_u_f_teid);
         self
@@ -8916,6 +9209,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With alternative_smf_ip_address (Alternative SMF IP Address).
     #[must_use]
+    #[inline]
     pub fn with_alternative_smf_ip_address(
         mut self,
         alternative_smf_ip_address: RawIe<'a>,
@@ -8926,6 +9220,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With pgw_c_smf_fq_csid (PGW-C/SMF FQ-CSID).
     #[must_use]
+    #[inline]
     pub fn with_pgw_c_smf_fq_csid(mut self, pgw_c_smf_fq_csid: RawIe<'a>) -> Self {
         self.pgw_c_smf_fq_csid = Some(pgw_c_smf_fq_csid);
         self
@@ -8933,6 +9228,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With group_id (Group Id).
     #[must_use]
+    #[inline]
     pub fn with_group_id(mut self, group_id: RawIe<'a>) -> Self {
         self.group_id = Some(group_id);
         self
@@ -8940,6 +9236,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With node_id (Node ID).
     #[must_use]
+    #[inline]
     pub fn with_node_id(mut self, node_id: crate::ie::NodeId<'a>) -> Self {
         self.node_id = Some(node_id);
         self
@@ -8947,6 +9244,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With the IEs to write after the table's ([`OtherIes`]).
     #[must_use]
+    #[inline]
     pub fn with_other(mut self, other: impl Into<OtherIes<'a>>) -> Self {
         self.other = other.into();
         self
@@ -8954,6 +9252,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With the header's sequence number.
     #[must_use]
+    #[inline]
     pub fn with_sequence(mut self, sequence: SequenceNumber) -> Self {
         self.header.sequence = sequence;
         self
@@ -8961,6 +9260,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With the header's SEID: the one the receiver allocated (clause 7.2.2.4.2).
     #[must_use]
+    #[inline]
     pub fn with_seid(mut self, seid: u64) -> Self {
         self.header.seid = Some(seid);
         self
@@ -8968,6 +9268,7 @@ impl<'a> SessionReportResponse<'a> {
 
     /// With a message priority in the header (MP=1, clause 7.2.2.4.1).
     #[must_use]
+    #[inline]
     pub fn with_priority(mut self, priority: MessagePriority) -> Self {
         self.header.priority = Some(priority);
         self
@@ -8976,18 +9277,18 @@ impl<'a> SessionReportResponse<'a> {
     /// The message in `message` (decoded by [`Message::decode`]), in one walk over its IEs.
     /// `Err` names what to answer with ([`DecodeError::cause`], [`DecodeError::offending_ie`]).
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
-        walk::decode::<SessionReportResponseFields<'a>>(message)
+        walk::decode::<SessionReportResponseFields<'a>, _>(message, |m| m)
     }
 
     /// The message in `bytes`: [`Message::decode`] and [`Self::decode`] in one walk, with
     /// their result (the same value, or the same error).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, DecodeError> {
-        walk::parse::<SessionReportResponseFields<'a>>(bytes, DecodeLimits::DEFAULT)
+        walk::parse::<SessionReportResponseFields<'a>, _>(bytes, DecodeLimits::DEFAULT, |m| m)
     }
 
     /// [`Self::parse`] with explicit resource limits.
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
-        walk::parse::<SessionReportResponseFields<'a>>(bytes, limits)
+        walk::parse::<SessionReportResponseFields<'a>, _>(bytes, limits, |m| m)
     }
 
     /// The octets [`Self::encode`] writes.
@@ -9138,14 +9439,15 @@ impl<'a> Fields<'a> for SessionReportResponseFields<'a> {
     }
 
     #[inline(always)]
-    fn finish(
+    fn finish<R>(
         self,
         walk: Walk<'a>,
         message: &Message<'a>,
-    ) -> Result<SessionReportResponse<'a>, DecodeError> {
+        wrap: impl FnOnce(SessionReportResponse<'a>) -> R,
+    ) -> Result<R, DecodeError> {
         let cause = walk.mandatory(self.cause, 0, IeType::CAUSE, message)?;
         walk.conditional(message)?;
-        Ok(SessionReportResponse {
+        Ok(wrap(SessionReportResponse {
             header: *message.header(),
             cause,
             offending_ie: self.offending_ie,
@@ -9158,7 +9460,7 @@ impl<'a> Fields<'a> for SessionReportResponseFields<'a> {
             group_id: self.group_id,
             node_id: self.node_id,
             other: walk.others(session_report_response_listed),
-        })
+        }))
     }
 }
 
@@ -9258,85 +9560,145 @@ impl<'a> AnyMessage<'a> {
     pub fn decode(message: &Message<'a>) -> Result<Self, DecodeError> {
         match message.message_type() {
             MessageType::HEARTBEAT_REQUEST => {
-                HeartbeatRequest::decode(message).map(AnyMessage::HeartbeatRequest)
+                walk::decode::<HeartbeatRequestFields<'a>, _>(message, AnyMessage::HeartbeatRequest)
             }
-            MessageType::HEARTBEAT_RESPONSE => {
-                HeartbeatResponse::decode(message).map(AnyMessage::HeartbeatResponse)
-            }
+            MessageType::HEARTBEAT_RESPONSE => walk::decode::<HeartbeatResponseFields<'a>, _>(
+                message,
+                AnyMessage::HeartbeatResponse,
+            ),
             MessageType::PFD_MANAGEMENT_REQUEST => {
-                PfdManagementRequest::decode(message).map(AnyMessage::PfdManagementRequest)
+                walk::decode::<PfdManagementRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::PfdManagementRequest,
+                )
             }
             MessageType::PFD_MANAGEMENT_RESPONSE => {
-                PfdManagementResponse::decode(message).map(AnyMessage::PfdManagementResponse)
+                walk::decode::<PfdManagementResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::PfdManagementResponse,
+                )
             }
             MessageType::ASSOCIATION_SETUP_REQUEST => {
-                AssociationSetupRequest::decode(message).map(AnyMessage::AssociationSetupRequest)
+                walk::decode::<AssociationSetupRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationSetupRequest,
+                )
             }
             MessageType::ASSOCIATION_SETUP_RESPONSE => {
-                AssociationSetupResponse::decode(message).map(AnyMessage::AssociationSetupResponse)
+                walk::decode::<AssociationSetupResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationSetupResponse,
+                )
             }
             MessageType::ASSOCIATION_UPDATE_REQUEST => {
-                AssociationUpdateRequest::decode(message).map(AnyMessage::AssociationUpdateRequest)
+                walk::decode::<AssociationUpdateRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationUpdateRequest,
+                )
             }
-            MessageType::ASSOCIATION_UPDATE_RESPONSE => AssociationUpdateResponse::decode(message)
-                .map(AnyMessage::AssociationUpdateResponse),
-            MessageType::ASSOCIATION_RELEASE_REQUEST => AssociationReleaseRequest::decode(message)
-                .map(AnyMessage::AssociationReleaseRequest),
+            MessageType::ASSOCIATION_UPDATE_RESPONSE => {
+                walk::decode::<AssociationUpdateResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationUpdateResponse,
+                )
+            }
+            MessageType::ASSOCIATION_RELEASE_REQUEST => {
+                walk::decode::<AssociationReleaseRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationReleaseRequest,
+                )
+            }
             MessageType::ASSOCIATION_RELEASE_RESPONSE => {
-                AssociationReleaseResponse::decode(message)
-                    .map(AnyMessage::AssociationReleaseResponse)
+                walk::decode::<AssociationReleaseResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::AssociationReleaseResponse,
+                )
             }
             MessageType::VERSION_NOT_SUPPORTED_RESPONSE => {
-                VersionNotSupportedResponse::decode(message)
-                    .map(AnyMessage::VersionNotSupportedResponse)
+                walk::decode::<VersionNotSupportedResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::VersionNotSupportedResponse,
+                )
             }
-            MessageType::NODE_REPORT_REQUEST => {
-                NodeReportRequest::decode(message).map(AnyMessage::NodeReportRequest)
+            MessageType::NODE_REPORT_REQUEST => walk::decode::<NodeReportRequestFields<'a>, _>(
+                message,
+                AnyMessage::NodeReportRequest,
+            ),
+            MessageType::NODE_REPORT_RESPONSE => walk::decode::<NodeReportResponseFields<'a>, _>(
+                message,
+                AnyMessage::NodeReportResponse,
+            ),
+            MessageType::SESSION_SET_DELETION_REQUEST => {
+                walk::decode::<SessionSetDeletionRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionSetDeletionRequest,
+                )
             }
-            MessageType::NODE_REPORT_RESPONSE => {
-                NodeReportResponse::decode(message).map(AnyMessage::NodeReportResponse)
-            }
-            MessageType::SESSION_SET_DELETION_REQUEST => SessionSetDeletionRequest::decode(message)
-                .map(AnyMessage::SessionSetDeletionRequest),
             MessageType::SESSION_SET_DELETION_RESPONSE => {
-                SessionSetDeletionResponse::decode(message)
-                    .map(AnyMessage::SessionSetDeletionResponse)
+                walk::decode::<SessionSetDeletionResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionSetDeletionResponse,
+                )
             }
             MessageType::SESSION_SET_MODIFICATION_REQUEST => {
-                SessionSetModificationRequest::decode(message)
-                    .map(AnyMessage::SessionSetModificationRequest)
+                walk::decode::<SessionSetModificationRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionSetModificationRequest,
+                )
             }
             MessageType::SESSION_SET_MODIFICATION_RESPONSE => {
-                SessionSetModificationResponse::decode(message)
-                    .map(AnyMessage::SessionSetModificationResponse)
+                walk::decode::<SessionSetModificationResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionSetModificationResponse,
+                )
             }
             MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                SessionEstablishmentRequest::decode(message)
-                    .map(AnyMessage::SessionEstablishmentRequest)
+                walk::decode::<SessionEstablishmentRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionEstablishmentRequest,
+                )
             }
             MessageType::SESSION_ESTABLISHMENT_RESPONSE => {
-                SessionEstablishmentResponse::decode(message)
-                    .map(AnyMessage::SessionEstablishmentResponse)
+                walk::decode::<SessionEstablishmentResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionEstablishmentResponse,
+                )
             }
             MessageType::SESSION_MODIFICATION_REQUEST => {
-                SessionModificationRequest::decode(message)
-                    .map(AnyMessage::SessionModificationRequest)
+                walk::decode::<SessionModificationRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionModificationRequest,
+                )
             }
             MessageType::SESSION_MODIFICATION_RESPONSE => {
-                SessionModificationResponse::decode(message)
-                    .map(AnyMessage::SessionModificationResponse)
+                walk::decode::<SessionModificationResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionModificationResponse,
+                )
             }
             MessageType::SESSION_DELETION_REQUEST => {
-                SessionDeletionRequest::decode(message).map(AnyMessage::SessionDeletionRequest)
+                walk::decode::<SessionDeletionRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionDeletionRequest,
+                )
             }
             MessageType::SESSION_DELETION_RESPONSE => {
-                SessionDeletionResponse::decode(message).map(AnyMessage::SessionDeletionResponse)
+                walk::decode::<SessionDeletionResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionDeletionResponse,
+                )
             }
             MessageType::SESSION_REPORT_REQUEST => {
-                SessionReportRequest::decode(message).map(AnyMessage::SessionReportRequest)
+                walk::decode::<SessionReportRequestFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionReportRequest,
+                )
             }
             MessageType::SESSION_REPORT_RESPONSE => {
-                SessionReportResponse::decode(message).map(AnyMessage::SessionReportResponse)
+                walk::decode::<SessionReportResponseFields<'a>, _>(
+                    message,
+                    AnyMessage::SessionReportResponse,
+                )
             }
             t => Err(
                 DecodeError::new(DecodeErrorKind::UnknownMessageType(t.0), message.offset())
@@ -9355,104 +9717,176 @@ impl<'a> AnyMessage<'a> {
     pub fn parse_with_limits(bytes: &'a [u8], limits: DecodeLimits) -> Result<Self, DecodeError> {
         // The type octet picks the walk; the header is checked by it.
         match bytes.get(1).copied().map(MessageType) {
-            Some(MessageType::HEARTBEAT_REQUEST) => {
-                HeartbeatRequest::parse_with_limits(bytes, limits).map(AnyMessage::HeartbeatRequest)
-            }
-            Some(MessageType::HEARTBEAT_RESPONSE) => {
-                HeartbeatResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::HeartbeatResponse)
-            }
+            Some(MessageType::HEARTBEAT_REQUEST) => walk::parse::<HeartbeatRequestFields<'a>, _>(
+                bytes,
+                limits,
+                AnyMessage::HeartbeatRequest,
+            ),
+            Some(MessageType::HEARTBEAT_RESPONSE) => walk::parse::<HeartbeatResponseFields<'a>, _>(
+                bytes,
+                limits,
+                AnyMessage::HeartbeatResponse,
+            ),
             Some(MessageType::PFD_MANAGEMENT_REQUEST) => {
-                PfdManagementRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::PfdManagementRequest)
+                walk::parse::<PfdManagementRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::PfdManagementRequest,
+                )
             }
             Some(MessageType::PFD_MANAGEMENT_RESPONSE) => {
-                PfdManagementResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::PfdManagementResponse)
+                walk::parse::<PfdManagementResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::PfdManagementResponse,
+                )
             }
             Some(MessageType::ASSOCIATION_SETUP_REQUEST) => {
-                AssociationSetupRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationSetupRequest)
+                walk::parse::<AssociationSetupRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationSetupRequest,
+                )
             }
             Some(MessageType::ASSOCIATION_SETUP_RESPONSE) => {
-                AssociationSetupResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationSetupResponse)
+                walk::parse::<AssociationSetupResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationSetupResponse,
+                )
             }
             Some(MessageType::ASSOCIATION_UPDATE_REQUEST) => {
-                AssociationUpdateRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationUpdateRequest)
+                walk::parse::<AssociationUpdateRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationUpdateRequest,
+                )
             }
             Some(MessageType::ASSOCIATION_UPDATE_RESPONSE) => {
-                AssociationUpdateResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationUpdateResponse)
+                walk::parse::<AssociationUpdateResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationUpdateResponse,
+                )
             }
             Some(MessageType::ASSOCIATION_RELEASE_REQUEST) => {
-                AssociationReleaseRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationReleaseRequest)
+                walk::parse::<AssociationReleaseRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationReleaseRequest,
+                )
             }
             Some(MessageType::ASSOCIATION_RELEASE_RESPONSE) => {
-                AssociationReleaseResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::AssociationReleaseResponse)
+                walk::parse::<AssociationReleaseResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::AssociationReleaseResponse,
+                )
             }
             Some(MessageType::VERSION_NOT_SUPPORTED_RESPONSE) => {
-                VersionNotSupportedResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::VersionNotSupportedResponse)
+                walk::parse::<VersionNotSupportedResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::VersionNotSupportedResponse,
+                )
             }
             Some(MessageType::NODE_REPORT_REQUEST) => {
-                NodeReportRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::NodeReportRequest)
+                walk::parse::<NodeReportRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::NodeReportRequest,
+                )
             }
             Some(MessageType::NODE_REPORT_RESPONSE) => {
-                NodeReportResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::NodeReportResponse)
+                walk::parse::<NodeReportResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::NodeReportResponse,
+                )
             }
             Some(MessageType::SESSION_SET_DELETION_REQUEST) => {
-                SessionSetDeletionRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionSetDeletionRequest)
+                walk::parse::<SessionSetDeletionRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionSetDeletionRequest,
+                )
             }
             Some(MessageType::SESSION_SET_DELETION_RESPONSE) => {
-                SessionSetDeletionResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionSetDeletionResponse)
+                walk::parse::<SessionSetDeletionResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionSetDeletionResponse,
+                )
             }
             Some(MessageType::SESSION_SET_MODIFICATION_REQUEST) => {
-                SessionSetModificationRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionSetModificationRequest)
+                walk::parse::<SessionSetModificationRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionSetModificationRequest,
+                )
             }
             Some(MessageType::SESSION_SET_MODIFICATION_RESPONSE) => {
-                SessionSetModificationResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionSetModificationResponse)
+                walk::parse::<SessionSetModificationResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionSetModificationResponse,
+                )
             }
             Some(MessageType::SESSION_ESTABLISHMENT_REQUEST) => {
-                SessionEstablishmentRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionEstablishmentRequest)
+                walk::parse::<SessionEstablishmentRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionEstablishmentRequest,
+                )
             }
             Some(MessageType::SESSION_ESTABLISHMENT_RESPONSE) => {
-                SessionEstablishmentResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionEstablishmentResponse)
+                walk::parse::<SessionEstablishmentResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionEstablishmentResponse,
+                )
             }
             Some(MessageType::SESSION_MODIFICATION_REQUEST) => {
-                SessionModificationRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionModificationRequest)
+                walk::parse::<SessionModificationRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionModificationRequest,
+                )
             }
             Some(MessageType::SESSION_MODIFICATION_RESPONSE) => {
-                SessionModificationResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionModificationResponse)
+                walk::parse::<SessionModificationResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionModificationResponse,
+                )
             }
             Some(MessageType::SESSION_DELETION_REQUEST) => {
-                SessionDeletionRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionDeletionRequest)
+                walk::parse::<SessionDeletionRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionDeletionRequest,
+                )
             }
             Some(MessageType::SESSION_DELETION_RESPONSE) => {
-                SessionDeletionResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionDeletionResponse)
+                walk::parse::<SessionDeletionResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionDeletionResponse,
+                )
             }
             Some(MessageType::SESSION_REPORT_REQUEST) => {
-                SessionReportRequest::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionReportRequest)
+                walk::parse::<SessionReportRequestFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionReportRequest,
+                )
             }
             Some(MessageType::SESSION_REPORT_RESPONSE) => {
-                SessionReportResponse::parse_with_limits(bytes, limits)
-                    .map(AnyMessage::SessionReportResponse)
+                walk::parse::<SessionReportResponseFields<'a>, _>(
+                    bytes,
+                    limits,
+                    AnyMessage::SessionReportResponse,
+                )
             }
             _ => Self::decode(&Message::decode_with_limits(bytes, limits)?),
         }

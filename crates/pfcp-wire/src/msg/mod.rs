@@ -141,16 +141,18 @@ pub trait TypedMessage<'a>: Sized + Clone + core::fmt::Debug + PartialEq {
     /// Write the message into `out` in one pass; returns its length.
     fn encode<S: Sink + ?Sized>(&self, out: &mut S) -> Result<usize, EncodeError>;
 
-    /// Write the message at the start of `buf`; returns its length.
+    /// Write the message at the start of `buf`; returns its length. A buffer too small is
+    /// [`EncodeError::BufferTooSmall`] with the message's length.
     fn encode_into(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
-        let needed = self.encoded_len();
-        if buf.len() < needed {
-            return Err(EncodeError::BufferTooSmall {
-                needed,
-                available: buf.len(),
-            });
+        // One pass: the length is computed only when the buffer turns out too small.
+        let available = buf.len();
+        match self.encode(&mut SliceSink::new(buf)) {
+            Err(EncodeError::BufferTooSmall { .. }) => Err(EncodeError::BufferTooSmall {
+                needed: self.encoded_len(),
+                available,
+            }),
+            r => r,
         }
-        self.encode(&mut SliceSink::new(buf))
     }
 
     /// The message's octets.

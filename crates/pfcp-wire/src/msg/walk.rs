@@ -31,8 +31,14 @@ pub(crate) trait Fields<'a>: Default {
     const MESSAGE_TYPE: MessageType;
     /// Read one top-level IE.
     fn visit(&mut self, walk: &mut Walk<'a>, ie: &RawIe<'a>);
-    /// The verdict, and the message.
-    fn finish(self, walk: Walk<'a>, message: &Message<'a>) -> Result<Self::Message, DecodeError>;
+    /// The verdict, and the message handed to `wrap` (so that the message is built where the
+    /// caller wants it, an [`AnyMessage`](crate::msg::AnyMessage) variant, not moved there).
+    fn finish<R>(
+        self,
+        walk: Walk<'a>,
+        message: &Message<'a>,
+        wrap: impl FnOnce(Self::Message) -> R,
+    ) -> Result<R, DecodeError>;
 }
 
 /// How a field's IE is required (TS 29.244 clause 7.6 and the message's table).
@@ -50,17 +56,17 @@ pub(crate) enum Presence {
 /// in the message's IE list, and how many there are.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct Span {
-    start: u32,
-    count: u32,
+    start: u16,
+    count: u16,
 }
 
 impl Span {
     #[inline(always)]
-    fn push(&mut self, pos: u32) {
+    fn push(&mut self, pos: u16) {
         if self.count == 0 {
             self.start = pos;
         }
-        self.count += 1;
+        self.count = self.count.wrapping_add(1);
     }
 }
 
@@ -93,9 +99,10 @@ impl<'a> Walk<'a> {
 
     /// Position of `ie` in the IE list.
     #[inline(always)]
-    fn pos(&self, ie: &RawIe<'a>) -> u32 {
-        // An IE of the list: its offset is at least the list's, and a list is at most 64 KiB.
-        ie.offset().wrapping_sub(self.root_offset) as u32
+    fn pos(&self, ie: &RawIe<'a>) -> u16 {
+        // An IE of the list: its offset is at least the list's, and a message body is shorter
+        // than 64 KiB (its Message Length is 16 bits).
+        ie.offset().wrapping_sub(self.root_offset) as u16
     }
 
     /// A single IE: the first occurrence into `slot` (field bit `bit`), later ones ignored.
@@ -260,9 +267,13 @@ fn message_checks(message: &Message<'_>, expected: MessageType) -> Result<(), De
     Ok(())
 }
 
-/// The typed message of a decoded `message`: one walk over its top-level IEs.
+/// The typed message of a decoded `message`: one walk over its top-level IEs; `wrap` receives
+/// it.
 #[inline(always)]
-pub(crate) fn decode<'a, F: Fields<'a>>(message: &Message<'a>) -> Result<F::Message, DecodeError> {
+pub(crate) fn decode<'a, F: Fields<'a>, R>(
+    message: &Message<'a>,
+    wrap: impl FnOnce(F::Message) -> R,
+) -> Result<R, DecodeError> {
     message_checks(message, F::MESSAGE_TYPE)?;
     let mut walk = Walk::new(message.body(), message.body_offset());
     let mut fields = F::default();
@@ -271,17 +282,18 @@ pub(crate) fn decode<'a, F: Fields<'a>>(message: &Message<'a>) -> Result<F::Mess
         let Ok(ie) = ie else { break };
         fields.visit(&mut walk, &ie);
     }
-    fields.finish(walk, message)
+    fields.finish(walk, message, wrap)
 }
 
 /// `Message::decode_with_limits(bytes, limits)` and [`decode`] in one walk: each grouped IE's
 /// framing is checked when the walk reaches it (as [`Message::decode_view`] does), so the
 /// result is exactly that of the two steps, error for error.
 #[inline(always)]
-pub(crate) fn parse<'a, F: Fields<'a>>(
+pub(crate) fn parse<'a, F: Fields<'a>, R>(
     bytes: &'a [u8],
     limits: DecodeLimits,
-) -> Result<F::Message, DecodeError> {
+    wrap: impl FnOnce(F::Message) -> R,
+) -> Result<R, DecodeError> {
     let Framed {
         header,
         header_len,
@@ -300,7 +312,7 @@ pub(crate) fn parse<'a, F: Fields<'a>>(
     }
     let message = Message::from_parts(header, header_len, bytes, 0, ie_count);
     message_checks(&message, F::MESSAGE_TYPE)?;
-    fields.finish(walk, &message)
+    fields.finish(walk, &message, wrap)
 }
 
 /// A new header for a message of type `t`: sequence 0, SEID 0 for a session message (S=1).
