@@ -476,8 +476,8 @@ fn check_all(m: &Material) -> Result<usize, TestCaseError> {
     ));
 
     let asr = AssociationSetupRequest::new(node, rts);
-    let asr = opt!(asr, 5, with_up_function_features, up.clone());
-    let asr = opt!(asr, 6, with_cp_function_features, cp.clone());
+    let asr = opt!(asr, 5, with_up_function_features, up);
+    let asr = opt!(asr, 6, with_cp_function_features, cp);
     let asr = opt!(asr, 7, with_smf_set_id, r(IeType::SMF_SET_ID));
     check!(opt!(
         asr,
@@ -486,11 +486,11 @@ fn check_all(m: &Material) -> Result<usize, TestCaseError> {
         r(IeType::NF_INSTANCE_ID)
     ));
     let asp = AssociationSetupResponse::new(node, cause, rts);
-    let asp = opt!(asp, 9, with_up_function_features, up.clone());
+    let asp = opt!(asp, 9, with_up_function_features, up);
     let alt = [r(IeType::ALTERNATIVE_SMF_IP_ADDRESS)];
     check!(opt!(asp, 10, with_alternative_smf_ip_addresses, &alt));
     let aur = AssociationUpdateRequest::new(node);
-    let aur = opt!(aur, 11, with_cp_function_features, cp.clone());
+    let aur = opt!(aur, 11, with_cp_function_features, cp);
     let aur = opt!(
         aur,
         12,
@@ -505,7 +505,7 @@ fn check_all(m: &Material) -> Result<usize, TestCaseError> {
         &usage_info
     ));
     let aup = AssociationUpdateResponse::new(node, cause);
-    check!(opt!(aup, 14, with_up_function_features, up.clone()));
+    check!(opt!(aup, 14, with_up_function_features, up));
     check!(AssociationReleaseRequest::new(node));
     check!(AssociationReleaseResponse::new(node, cause));
     check!(VersionNotSupportedResponse::new());
