@@ -71,7 +71,7 @@
 //!
 //! `new` takes the mandatory IEs, `with_*` sets the others and the header's sequence number
 //! (and SEID and priority for a session message), and `encode` writes the message in one pass
-//! into any [`Sink`](crate::encode::Sink) through [`MessageWriter`](crate::encode::MessageWriter):
+//! into any [`Sink`] through [`MessageWriter`](crate::encode::MessageWriter):
 //! the IEs in the table's order, then the other IEs. `encoded_len` is exact. A decoded message
 //! encodes too: its typed IEs from their values, its [`RawIe`]s and the repeated IEs it holds
 //! as a view as the octets received (members this crate does not type included). So a
