@@ -472,17 +472,20 @@ fn compare(
     }
 }
 
-/// The real captures (open5gs, bisdn pfcpcore, go-pfcp; `../shared/oracle`, skipped when
-/// absent): Wireshark's fields of every typed session IE equal what this crate decodes.
+/// The real captures (open5gs, bisdn pfcpcore, go-pfcp; `$PFCP_ORACLE_DIR` or
+/// `../shared/oracle`, skipped when absent): Wireshark's fields of every typed session IE equal
+/// what this crate decodes.
 #[test]
 fn wireshark_reads_the_captures_session_ies_as_we_do() {
     let test = "wireshark_reads_the_captures_session_ies_as_we_do";
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle/corpus/captures.jsonl"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        skip_oracle(test, &format!("{path} not found"));
+    let dir = std::env::var_os("PFCP_ORACLE_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/oracle")
+        });
+    let path = dir.join("corpus/captures.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        skip_oracle(test, &format!("{} not found", path.display()));
         return;
     };
     if !have("tshark", "--version") || !have("python3", "--version") {
