@@ -452,9 +452,10 @@ fn decode_path_allocates_nothing() {
     eprintln!("{rules} session rules and members iterated through Message::view");
     let typed = TYPED.with(std::cell::Cell::get);
     eprintln!("{typed} messages typed, formatted, encoded and read back");
-    assert!(typed >= 100, "{typed} typed messages");
+    assert!(typed >= 50, "{typed} typed messages");
     if with_captures {
         assert!(rules >= 40, "{rules} rules");
+        assert!(typed >= 400, "{typed} typed messages");
     }
 
     // The hand-built messages decode as intended (checked outside the measurement).
