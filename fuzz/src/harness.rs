@@ -8,7 +8,9 @@
 //! * [`decode_message`]: decoding is total and self-consistent: every IE view lies inside the
 //!   input at the offset it claims, framing-checked IEs never fail to iterate, every typed
 //!   accessor agrees with decoding the IE it names, `validate`/`check_typed_ies` agree with the
-//!   accessors, errors are in bounds and format.
+//!   accessors, errors are in bounds and format; and the typed messages (`harness/typed.rs`):
+//!   one walk equals two steps, `validate`'s verdict kept, a decoded message built again
+//!   re-decodes equal.
 //! * [`roundtrip()`]: decode, copy to the owned form, encode, decode again: same value; the IE
 //!   octets come back byte for byte and only header spare bits may change.
 //! * [`datagram()`]: the FO chain: contiguous, non-overlapping, bounded, covering the input when
@@ -35,6 +37,8 @@ mod datagram;
 mod decode;
 #[path = "harness/roundtrip.rs"]
 mod roundtrip;
+#[path = "harness/typed.rs"]
+mod typed;
 #[path = "harness/typed_ie.rs"]
 mod typed_ie;
 

@@ -4,26 +4,31 @@
 //! * `crates/pfcp-wire/src/ie/type_table.rs` from `crates/pfcp-wire/data/ie_types.tsv`: the
 //!   `IeType` constants, the names, the grouped bitmap and the list of typed IEs
 //!   (`with_typed_ies!`, what `Message::check_typed_ies` and `validate` dispatch on).
+//! * `crates/pfcp-wire/src/msg/messages.rs` from `crates/pfcp-wire/data/messages.tsv` (and the
+//!   typed column of `ie_types.tsv`): the typed messages and the mandatory IEs of each message
+//!   type (`messages.rs`).
 
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
+
+mod messages;
 
 /// Where the data file and the generated file live, from the repository root.
 pub(crate) const IE_TYPES_TSV: &str = "crates/pfcp-wire/data/ie_types.tsv";
 pub(crate) const TYPE_TABLE_RS: &str = "crates/pfcp-wire/src/ie/type_table.rs";
 
 /// One row of the IE type table.
-struct Row {
-    code: u16,
-    constant: String,
+pub(crate) struct Row {
+    pub(crate) code: u16,
+    pub(crate) constant: String,
     grouped: bool,
     /// Rust type decoding it, a path from the crate root.
-    typed: Option<String>,
-    name: String,
+    pub(crate) typed: Option<String>,
+    pub(crate) name: String,
 }
 
-fn parse(tsv: &str) -> Result<Vec<Row>, String> {
+pub(crate) fn parse(tsv: &str) -> Result<Vec<Row>, String> {
     let mut rows: Vec<Row> = Vec::new();
     for (i, line) in tsv.lines().enumerate() {
         let n = i + 1;
@@ -206,16 +211,30 @@ pub(crate) fn type_table(tsv: &str) -> Result<String, String> {
 
 /// Regenerate every generated file under `root`.
 pub(crate) fn run(root: &Path) -> Result<(), String> {
-    let tsv_path = root.join(IE_TYPES_TSV);
-    let tsv = fs::read_to_string(&tsv_path).map_err(|e| format!("{}: {e}", tsv_path.display()))?;
-    let text = type_table(&tsv)?;
-    let out = root.join(TYPE_TABLE_RS);
-    if fs::read_to_string(&out).ok().as_deref() == Some(text.as_str()) {
-        eprintln!("codegen: {TYPE_TABLE_RS} is up to date");
+    let ie_types = read(root, IE_TYPES_TSV)?;
+    write(root, TYPE_TABLE_RS, &type_table(&ie_types)?)?;
+    let messages = read(root, messages::MESSAGES_TSV)?;
+    write(
+        root,
+        messages::MESSAGES_RS,
+        &messages::generate(&messages, &ie_types)?,
+    )
+}
+
+fn read(root: &Path, path: &str) -> Result<String, String> {
+    let p = root.join(path);
+    fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Write `text` to `path` unless it is already there.
+fn write(root: &Path, path: &str, text: &str) -> Result<(), String> {
+    let out = root.join(path);
+    if fs::read_to_string(&out).ok().as_deref() == Some(text) {
+        eprintln!("codegen: {path} is up to date");
         return Ok(());
     }
     fs::write(&out, text).map_err(|e| format!("{}: {e}", out.display()))?;
-    eprintln!("codegen: wrote {TYPE_TABLE_RS}");
+    eprintln!("codegen: wrote {path}");
     Ok(())
 }
 

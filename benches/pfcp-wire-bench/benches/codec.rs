@@ -14,9 +14,15 @@
 //!   rs-pfcp's own IE parser (`parse+children`, the same work as pfcp-wire's walk).
 //! * `decode_typed_oci_lci`: decode, then the typed OCI and LCI. rs-pfcp 0.5 cannot decode a
 //!   spec-correct OCI (its Timer IE wants 4 octets), so the comparison is on the LCI alone.
+//! * `decode_typed`: the typed messages (`pfcp_wire::msg`): `AnyMessage::parse` (decode and
+//!   type in one walk) and every field read, the rules down to their repeated members
+//!   (`pfcp-wire/typed`), against rs-pfcp's `message::parse` (`rs-pfcp/parse`, which types
+//!   nothing) and against that plus rs-pfcp's typed decoder of every IE it has one for
+//!   (`rs-pfcp/parse+typed`, the same work but the OCI, which rs-pfcp cannot type).
 //! * `bare_tlv_walk`: a minimal hand-written TLV walk over the same bytes (the floor).
 //! * `encode`: from application values into a reused buffer. pfcp-wire: `MessageWriter` with
-//!   typed IEs. rs-pfcp: typed IEs + message builder + `marshal_into` (`build+marshal`), and
+//!   typed IEs, and through the typed messages' builders (`pfcp-wire/typed`). rs-pfcp: typed
+//!   IEs + message builder + `marshal_into` (`build+marshal`), and
 //!   `marshal_into` of a message built beforehand (`marshal-prebuilt`).
 //!
 //! A conformance gate runs first: both encoders must produce each vector byte for byte and
@@ -28,6 +34,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 
 mod common;
 use common::Msg;
+mod typed_common;
 
 const WIRE: &str = "pfcp-wire";
 
@@ -102,6 +109,32 @@ fn decode_typed_oci_lci(c: &mut Criterion) {
     g.finish();
 }
 
+fn decode_typed(c: &mut Criterion) {
+    let mut g = c.benchmark_group("decode_typed");
+    for m in Msg::ALL {
+        let bytes = m.bytes();
+        g.throughput(Throughput::Bytes(bytes.len() as u64));
+        g.bench_with_input(
+            BenchmarkId::new("pfcp-wire/typed", m.name()),
+            &bytes,
+            |b, x| b.iter(|| typed_common::wire_typed(black_box(x))),
+        );
+        if m.rs_parses() {
+            g.bench_with_input(
+                BenchmarkId::new("rs-pfcp/parse", m.name()),
+                &bytes,
+                |b, x| b.iter(|| common::rs_parse_walk(black_box(x))),
+            );
+            g.bench_with_input(
+                BenchmarkId::new("rs-pfcp/parse+typed", m.name()),
+                &bytes,
+                |b, x| b.iter(|| common::rs_typed(black_box(x))),
+            );
+        }
+    }
+    g.finish();
+}
+
 fn bare_tlv_walk(c: &mut Criterion) {
     let mut g = c.benchmark_group("bare_tlv_walk");
     for m in Msg::ALL {
@@ -123,6 +156,12 @@ fn encode(c: &mut Criterion) {
             let mut buf = vec![0u8; 4096];
             b.iter(|| common::wire_encode(m, black_box(&common::P), &mut buf).expect("encode"))
         });
+        if m != Msg::SessEstRspRej {
+            g.bench_function(BenchmarkId::new("pfcp-wire/typed", m.name()), |b| {
+                let mut buf = vec![0u8; 4096];
+                b.iter(|| common::wire_typed_encode(m, black_box(&common::P), &mut buf))
+            });
+        }
         if let Some(prebuilt) = common::rs_build(m, &common::P) {
             g.bench_function(BenchmarkId::new("rs-pfcp/build+marshal", m.name()), |b| {
                 let mut buf = Vec::with_capacity(4096);
@@ -149,6 +188,7 @@ fn main() {
     decode_header(&mut c);
     decode_walk(&mut c);
     decode_typed_oci_lci(&mut c);
+    decode_typed(&mut c);
     bare_tlv_walk(&mut c);
     encode(&mut c);
     c.final_summary();

@@ -20,6 +20,9 @@
 //! * `session_ies`: the session rule IEs of the corpus (Create PDR, FAR, QER, URR, Created
 //!   PDR, Update FAR, Usage Report, Report Type), each decoded from its octets: pfcp-wire's
 //!   typed decoders vs rs-pfcp's `unmarshal` of the same IE.
+//! * `typed`: the typed messages: `AnyMessage::parse` and every field read
+//!   (`pfcp-wire/typed`), against rs-pfcp's `message::parse` and against that plus rs-pfcp's
+//!   typed decoder of every IE it has one for (`rs-pfcp/parse+typed`).
 //! * `tlv`: the TLV walk with the crate's slice patterns vs the same walk with nom's `be_u16`
 //!   and `take` (the choice recorded in `docs/benchmarks.md`).
 
@@ -29,6 +32,7 @@ use pfcp_wire::{IeType, Message};
 
 mod corpus_common;
 use corpus_common::*;
+mod typed_common;
 
 fn main() {
     let msgs = corpus();
@@ -113,6 +117,15 @@ fn main() {
         g.bench_function("pfcp-wire/typed", |b| b.iter(|| wire_session_ies(&ies)));
         g.finish();
     }
+
+    let mut g = c.benchmark_group("typed");
+    g.throughput(Throughput::Elements(n));
+    g.bench_function("rs-pfcp/parse", |b| b.iter(|| rs_parse(&msgs)));
+    g.bench_function("rs-pfcp/parse+typed", |b| b.iter(|| rs_typed(&msgs)));
+    g.bench_function("pfcp-wire/typed", |b| {
+        b.iter(|| typed_common::wire_typed_all(&msgs))
+    });
+    g.finish();
 
     let bodies: Vec<&[u8]> = msgs
         .iter()

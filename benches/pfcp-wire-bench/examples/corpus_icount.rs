@@ -16,6 +16,8 @@ use pfcp_wire::Message;
 #[path = "../benches/corpus_common/mod.rs"]
 mod corpus_common;
 use corpus_common::*;
+#[path = "../benches/typed_common/mod.rs"]
+mod typed_common;
 
 const OPS: &[&str] = &[
     "rs-parse",
@@ -39,6 +41,8 @@ const OPS: &[&str] = &[
     "wire-session-ies",
     "tlv-slices",
     "tlv-nom",
+    "wire-typed",
+    "rs-typed",
 ];
 
 fn main() -> ExitCode {
@@ -94,6 +98,8 @@ fn main() -> ExitCode {
             "wire-session-ies" => wire_session_ies(&ies),
             "tlv-slices" => tlv_slices(&bodies),
             "tlv-nom" => tlv_nom(&bodies),
+            "wire-typed" => typed_common::wire_typed_all(&msgs),
+            "rs-typed" => rs_typed(&msgs),
             other => {
                 eprintln!("unknown op {other}");
                 return ExitCode::from(2);

@@ -19,8 +19,10 @@ use std::process::ExitCode;
 #[path = "../benches/common/mod.rs"]
 mod common;
 use common::Msg;
+#[path = "../benches/typed_common/mod.rs"]
+mod typed_common;
 
-const OPS: [&str; 14] = [
+const OPS: [&str; 18] = [
     "wire-header",
     "rs-header",
     "floor-header",
@@ -35,13 +37,20 @@ const OPS: [&str; 14] = [
     "wire-encode",
     "rs-encode",
     "rs-marshal-prebuilt",
+    "wire-typed",
+    "wire-typed-parse",
+    "rs-typed",
+    "wire-typed-encode",
 ];
 
 /// Whether `op` applies to `m` (rs-pfcp ops only where rs-pfcp parses or builds the message).
 fn applies(op: &str, m: Msg) -> bool {
     let rs = op.starts_with("rs-");
     let typed = op.ends_with("lci");
-    (!rs || m.rs_parses()) && (!typed || m.has_oci_lci())
+    let typed_encode = op == "wire-typed-encode";
+    (!rs || m.rs_parses())
+        && (!typed || m.has_oci_lci())
+        && (!typed_encode || m != Msg::SessEstRspRej)
 }
 
 fn run(op: &str, m: Msg, n: u64) -> u64 {
@@ -80,6 +89,18 @@ fn run(op: &str, m: Msg, n: u64) -> u64 {
             let mut buf = Vec::with_capacity(4096);
             for _ in 0..n {
                 acc ^= common::rs_marshal_prebuilt(black_box(msg.as_ref()), &mut buf) as u64;
+            }
+        }
+        "wire-typed" => (0..n).for_each(|_| acc ^= typed_common::wire_typed(black_box(&bytes))),
+        "wire-typed-parse" => {
+            (0..n).for_each(|_| acc ^= typed_common::wire_typed_parse(black_box(&bytes)))
+        }
+        "rs-typed" => (0..n).for_each(|_| acc ^= common::rs_typed(black_box(&bytes))),
+        "wire-typed-encode" => {
+            let mut buf = vec![0u8; 4096];
+            for _ in 0..n {
+                let k = common::wire_typed_encode(m, black_box(p), &mut buf).expect("typed");
+                acc ^= k as u64;
             }
         }
         _ => unreachable!("checked by main"),

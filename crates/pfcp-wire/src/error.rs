@@ -190,6 +190,15 @@ pub enum DecodeErrorKind {
     /// The S flag contradicts the message type (node messages have S=0, session S=1).
     #[error("S flag does not match message type")]
     SFlagMismatch,
+    /// A typed message of one type was asked for a message of another
+    /// ([`crate::msg::TypedMessage::decode`]).
+    #[error("message type {found}, expected {expected}")]
+    UnexpectedMessageType {
+        /// The type asked for.
+        expected: crate::MessageType,
+        /// The message's type.
+        found: crate::MessageType,
+    },
 }
 
 /// A decode failure: what, where (octet offset) and in which IE.

@@ -11,6 +11,9 @@
 //!   [`ie::OverloadControlInformation`], [`ie::LoadControlInformation`], [`ie::Metric`],
 //!   [`ie::Timer`], [`ie::NodeId`], [`ie::FSeid`], [`Cause`], [`ie::RecoveryTimeStamp`],
 //!   [`ie::CpFunctionFeatures`], [`ie::UpFunctionFeatures`], [`ie::OffendingIe`], ...
+//! * **Typed messages** ([`msg`]): a struct per message type of clauses 7.4 and 7.5 (all 25),
+//!   a field per IE of its table, decoded in one walk without allocation, built and encoded in
+//!   one pass, and [`msg::AnyMessage`] to `match` on ([`Message::typed`]).
 //! * **Messages**: typed accessors on any [`Message`], and [`Message::validate`] for the
 //!   mandatory IEs of each type, whose error maps to the Cause and Offending IE to answer with;
 //!   [`Message::view`]: the verdict and everything a node reads (OCI, LCI, Cause, Node ID,
@@ -104,6 +107,54 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ## Example: a UP function answers a Session Establishment Request, typed
+//!
+//! ```
+//! use std::net::Ipv4Addr;
+//! use pfcp_wire::ie::{CreatedPdr, FSeid, FTeid, NodeId};
+//! use pfcp_wire::msg::{SessionEstablishmentRequest, SessionEstablishmentResponse};
+//! use pfcp_wire::Cause;
+//!
+//! // The digest's minimal request (section 4.14, decoded by scapy): MP=1 priority 5, Node ID
+//! // 192.0.2.10, CP F-SEID 1, one Create PDR (PDR ID 1, Precedence 255, PDI from Access,
+//! // FAR ID 1), one Create FAR (FAR ID 1, FORW).
+//! let bytes = [
+//!     0x23, 0x32, 0x00, 0x5a, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x02, 0x50,
+//!     0x00, 0x3c, 0x00, 0x05, 0x00, 192, 0, 2, 10,
+//!     0x00, 0x39, 0x00, 0x0d, 0x02, 0, 0, 0, 0, 0, 0, 0, 1, 192, 0, 2, 10,
+//!     0x00, 0x01, 0x00, 0x1f, 0x00, 0x38, 0x00, 0x02, 0x00, 0x01,
+//!     0x00, 0x1d, 0x00, 0x04, 0x00, 0x00, 0x00, 0xff,
+//!     0x00, 0x02, 0x00, 0x05, 0x00, 0x14, 0x00, 0x01, 0x00,
+//!     0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
+//!     0x00, 0x03, 0x00, 0x0d, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01,
+//!     0x00, 0x2c, 0x00, 0x01, 0x02,
+//! ];
+//! // One walk, no allocation; `Err` carries the Cause and Offending IE to answer with.
+//! let req = SessionEstablishmentRequest::parse(&bytes)?;
+//! let up = Ipv4Addr::new(198, 51, 100, 1);
+//! let mut created = Vec::new();
+//! for (i, pdr) in req.create_pdrs.iter().enumerate() {
+//!     // A tunnel for each uplink PDR (a real UP function allocates the TEID).
+//!     created.push(CreatedPdr::new(pdr.pdr_id).with_local_f_teid(FTeid::ipv4(0x100 + i as u32, up)));
+//! }
+//! let rsp = SessionEstablishmentResponse::new(NodeId::Ipv4(up), Cause::REQUEST_ACCEPTED)
+//!     .with_up_f_seid(FSeid { seid: 0x77, ipv4: Some(up), ipv6: None })
+//!     .with_created_pdrs(&created)
+//!     // The response goes to the CP's SEID, with the request's sequence and priority.
+//!     .with_seid(req.cp_f_seid.seid)
+//!     .with_sequence(req.header.sequence);
+//! let rsp = match req.header.priority {
+//!     Some(p) => rsp.with_priority(p),
+//!     None => rsp,
+//! };
+//! let out = rsp.to_vec()?;
+//!
+//! let back = SessionEstablishmentResponse::parse(&out)?;
+//! assert_eq!(back.header.seid, Some(1));
+//! assert_eq!(back.created_pdrs.first().map(|c| c.pdr_id.0), Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## Policies where TS 29.244 leaves a choice
 //!
 //! * MP=1 on a node (S=0) header: ignored, no priority (the header has no priority octet).
@@ -133,6 +184,7 @@ pub mod header;
 pub mod ie;
 pub mod message;
 pub mod message_type;
+pub mod msg;
 pub mod owned;
 pub mod presence;
 pub mod view;

@@ -125,6 +125,11 @@ impl<'a> Message<'a> {
         self.base
     }
 
+    /// Offset of the first IE in the buffer it was decoded from.
+    pub(crate) fn body_offset(&self) -> usize {
+        self.base + self.header_len
+    }
+
     /// Number of IEs, all nesting levels counted (grouped IEs TS 29.244 defines).
     pub fn ie_count(&self) -> usize {
         self.ie_count

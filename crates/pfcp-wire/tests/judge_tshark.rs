@@ -2,6 +2,8 @@
 //! builders and encoded by this crate (`tests/judge/messages.rs`), is read back by tshark
 //! (`tests/judge/session_fields.py`, PDML) with no malformed flag and no error, IE for IE, and
 //! each field Wireshark decodes equals the value this crate decodes from the same octets.
+//! Every message the typed builders write (`tests/judge/typed_messages.rs`, all 25 types) is read
+//! by tshark the same way, with no malformed flag.
 //! Skipped (with a notice) where tshark or python3 is missing; `.ci/run` installs tshark.
 
 use std::collections::BTreeMap;
@@ -15,6 +17,8 @@ use serde_json::Value;
 
 #[path = "judge/messages.rs"]
 mod messages;
+#[path = "judge/typed_messages.rs"]
+mod typed_messages;
 
 fn have(cmd: &str, arg: &str) -> bool {
     Command::new(cmd)
@@ -468,17 +472,20 @@ fn compare(
     }
 }
 
-/// The real captures (open5gs, bisdn pfcpcore, go-pfcp; `../shared/oracle`, skipped when
-/// absent): Wireshark's fields of every typed session IE equal what this crate decodes.
+/// The real captures (open5gs, bisdn pfcpcore, go-pfcp; `$PFCP_ORACLE_DIR` or
+/// `../shared/oracle`, skipped when absent): Wireshark's fields of every typed session IE equal
+/// what this crate decodes.
 #[test]
 fn wireshark_reads_the_captures_session_ies_as_we_do() {
     let test = "wireshark_reads_the_captures_session_ies_as_we_do";
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle/corpus/captures.jsonl"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        skip_oracle(test, &format!("{path} not found"));
+    let dir = std::env::var_os("PFCP_ORACLE_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/oracle")
+        });
+    let path = dir.join("corpus/captures.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        skip_oracle(test, &format!("{} not found", path.display()));
         return;
     };
     if !have("tshark", "--version") || !have("python3", "--version") {
@@ -631,6 +638,53 @@ fn wireshark_reads_every_typed_session_ie_as_we_do() {
     );
     eprintln!(
         "{test}: {} IEs of {} types judged",
+        seen.values().sum::<usize>(),
+        seen.len()
+    );
+}
+
+/// Every message type, written by the typed builders (`pfcp_wire::msg`): Wireshark finds one
+/// PFCP message of that type, flags nothing, and reads every IE as this crate does.
+#[test]
+fn wireshark_reads_the_typed_builders_messages() {
+    let test = "wireshark_reads_the_typed_builders_messages";
+    if !have("tshark", "--version") || !have("python3", "--version") {
+        skip_judge(test, "tshark or python3 not found");
+        return;
+    }
+    let msgs = typed_messages::all();
+    let mut types = std::collections::BTreeSet::new();
+    for m in &msgs {
+        let t = pfcp_wire::msg::AnyMessage::parse(m).unwrap();
+        types.insert(t.message_type().0);
+        Message::decode(m).unwrap().validate().unwrap();
+    }
+    assert_eq!(types.len(), 25, "every message type once");
+    let ws = wireshark(&msgs);
+    assert_eq!(ws.len(), msgs.len());
+    let mut seen = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (m, w) in msgs.iter().zip(&ws) {
+        let msg = Message::decode(m).unwrap();
+        let t = msg.message_type();
+        assert_eq!(
+            w["ws_flag"],
+            Value::Bool(false),
+            "{t}: Wireshark flagged it: {}",
+            w["expert"]
+        );
+        compare(
+            msg.ies(),
+            w["ies"].as_array().unwrap(),
+            &format!("{t}"),
+            &mut seen,
+            &mut failures,
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "{test}: {} messages, {} typed IEs of {} types judged",
+        msgs.len(),
         seen.values().sum::<usize>(),
         seen.len()
     );

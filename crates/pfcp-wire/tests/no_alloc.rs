@@ -1,8 +1,10 @@
 //! The decode path allocates nothing: datagram iteration, framing checks, walking every IE
 //! (grouped IEs recursively), every typed accessor, `validate`, `check_typed_ies`,
 //! `Message::view` with every session rule it holds iterated down to its members, and even
-//! formatting the errors and Node IDs, run without a single heap allocation. So does encoding
-//! typed IEs into a caller's buffer.
+//! formatting the errors and Node IDs, run without a single heap allocation; and so do the typed
+//! messages (`pfcp_wire::msg`): decoded from the message and from the bytes in one walk, every
+//! field formatted (which decodes every repeated IE), and encoded into a caller's buffer. So does
+//! encoding typed IEs and typed messages into a caller's buffer.
 //!
 //! The counting global allocator is `allocation-counter`'s (it wraps `System` and counts per
 //! thread, so the test harness's own threads never pollute the count); this test binary is
@@ -23,6 +25,7 @@ use pfcp_wire::ie::{
     Pdi, PdrId, Precedence, RecoveryTimeStamp, SdfFilter, SourceInterface, Timer,
     UpFunctionFeatures, UrrId,
 };
+use pfcp_wire::msg::AnyMessage;
 use pfcp_wire::{
     Cause, Datagram, DecodeError, Header, IeType, Message, MessagePriority, MessageType,
     SequenceNumber,
@@ -31,6 +34,8 @@ use pfcp_wire::{
 thread_local! {
     /// Session rules (and their repeated members) iterated by `view_everything`.
     static RULES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Messages decoded into their typed form by `type_everything`.
+    static TYPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A `fmt::Write` that only counts: formatting through it allocates only if `Display` does.
@@ -156,7 +161,36 @@ fn view_everything(out: &mut CountingWriter, m: &Message<'_>) -> usize {
     rules
 }
 
-fn decode_everything(out: &mut CountingWriter, data: &[u8]) -> (usize, usize, usize) {
+/// The typed message of `m`, decoded both ways, every field formatted (a repeated IE decodes
+/// each occurrence), encoded into `scratch` and read back; returns whether it typed.
+fn type_everything(out: &mut CountingWriter, m: &Message<'_>, scratch: &mut [u8]) -> bool {
+    let typed = m.typed();
+    // The one walk over the message's octets reads them the same way (error offsets count
+    // from the datagram: compared for a datagram's first message).
+    let again = AnyMessage::parse(m.as_bytes());
+    if m.offset() == 0 {
+        assert_eq!(again, typed);
+    } else {
+        assert_eq!(again.is_ok(), typed.is_ok());
+    }
+    let t = match typed {
+        Ok(t) => t,
+        Err(e) => {
+            error(out, &e);
+            return false;
+        }
+    };
+    write!(out, "{t:?}").unwrap();
+    let n = t.encode(&mut SliceSink::new(scratch)).unwrap();
+    assert_eq!(AnyMessage::parse(&scratch[..n]).as_ref(), Ok(&t));
+    true
+}
+
+fn decode_everything(
+    out: &mut CountingWriter,
+    data: &[u8],
+    scratch: &mut [u8],
+) -> (usize, usize, usize) {
     let (mut msgs, mut ies, mut errors) = (0, 0, 0);
     for item in Datagram::new(data) {
         let m = match item {
@@ -204,6 +238,9 @@ fn decode_everything(out: &mut CountingWriter, data: &[u8]) -> (usize, usize, us
             error(out, e);
         }
         RULES.with(|r| r.set(r.get() + view_everything(out, &m)));
+        if type_everything(out, &m, scratch) {
+            TYPED.with(|t| t.set(t.get() + 1));
+        }
     }
     (msgs, ies, errors)
 }
@@ -386,9 +423,11 @@ fn decode_path_allocates_nothing() {
 
     let mut out = CountingWriter(0);
     let mut totals = (0, 0, 0);
+    // Room for the largest message (a 16-bit Length and the 16-octet header).
+    let mut scratch = vec![0u8; 65_536 + 16];
     let info = allocation_counter::measure(|| {
         for data in &inputs {
-            let (m, i, e) = decode_everything(&mut out, black_box(data));
+            let (m, i, e) = decode_everything(&mut out, black_box(data), &mut scratch);
             totals.0 += m;
             totals.1 += i;
             totals.2 += e;
@@ -411,8 +450,12 @@ fn decode_path_allocates_nothing() {
     assert!(out.0 > 10_000, "formatted only {} octets", out.0);
     let rules = RULES.with(std::cell::Cell::get);
     eprintln!("{rules} session rules and members iterated through Message::view");
+    let typed = TYPED.with(std::cell::Cell::get);
+    eprintln!("{typed} messages typed, formatted, encoded and read back");
+    assert!(typed >= 50, "{typed} typed messages");
     if with_captures {
         assert!(rules >= 40, "{rules} rules");
+        assert!(typed >= 400, "{typed} typed messages");
     }
 
     // The hand-built messages decode as intended (checked outside the measurement).
@@ -426,6 +469,38 @@ fn decode_path_allocates_nothing() {
         30
     );
     assert_eq!(Datagram::new(&inputs[4]).filter(Result::is_ok).count(), 3);
+}
+
+/// Building a typed message from values and encoding it into a caller's buffer allocates
+/// nothing.
+#[test]
+fn building_a_typed_message_allocates_nothing() {
+    use pfcp_wire::ie::{ApplyAction, CreateFar};
+    use pfcp_wire::msg::SessionEstablishmentRequest;
+    let pdrs = [CreatePdr::new(PdrId(1), Pdi::new(SourceInterface::ACCESS)).with_far_id(FarId(1))];
+    let fars = [CreateFar::new(FarId(1), ApplyAction::FORW)];
+    let fseid = FSeid {
+        seid: 1,
+        ipv4: Some(Ipv4Addr::new(192, 0, 2, 10)),
+        ipv6: None,
+    };
+    let mut buf = [0u8; 256];
+    let mut n = 0;
+    let info = allocation_counter::measure(|| {
+        let node = NodeId::Fqdn(Fqdn::from_dotted("smf1.example.net").unwrap());
+        let req = SessionEstablishmentRequest::new(node, fseid, &pdrs, &fars)
+            .with_seid(0)
+            .with_priority(MessagePriority::HIGHEST);
+        n = req.encode_into(black_box(&mut buf)).unwrap();
+    });
+    assert_eq!(
+        info.count_total, 0,
+        "building allocated {} times",
+        info.count_total
+    );
+    let req = SessionEstablishmentRequest::parse(&buf[..n]).unwrap();
+    assert_eq!(req.create_pdrs.iter().collect::<Vec<_>>(), pdrs);
+    assert_eq!(req.cp_f_seid, fseid);
 }
 
 /// Encoding typed IEs and a message into a caller's buffer allocates nothing either.

@@ -36,6 +36,7 @@ pub fn decode_message(data: &[u8]) {
         Err(e) => check_error(data, &e),
     }
     check_decode_view(data);
+    super::typed::check_typed(data);
 }
 
 /// `Message::decode_view` (one walk) is `decode` then `view`, result for result, with the

@@ -9,7 +9,7 @@ use super::floor::{bare_count, bare_walk};
 use super::rs::{
     rs_encode, rs_parse_error, rs_parse_walk_children, rs_typed_lci, rs_typed_oci_fails,
 };
-use super::wire::{wire_encode, wire_typed_oci_lci};
+use super::wire::{wire_encode, wire_typed_encode, wire_typed_oci_lci};
 use super::{Msg, P};
 
 fn to_hex(b: &[u8]) -> String {
@@ -48,6 +48,23 @@ pub(crate) fn conformance_gate() -> Vec<String> {
             "{}: pfcp-wire encode",
             m.name()
         );
+        // The typed messages: their builders write the same bytes, their decoder reads them.
+        match wire_typed_encode(m, &P, &mut buf) {
+            Some(n) => assert_eq!(
+                to_hex(&buf[..n]),
+                to_hex(&bytes),
+                "{}: pfcp-wire typed encode",
+                m.name()
+            ),
+            None => notes.push(format!(
+                "{}: not built by the typed builder (its OCI precedes its LCI; the builder \
+                 writes the table's order)",
+                m.name()
+            )),
+        }
+        let typed = pfcp_wire::msg::AnyMessage::parse(&bytes)
+            .unwrap_or_else(|e| panic!("{}: typed parse: {e}", m.name()));
+        assert_eq!(typed.message_type(), msg.message_type());
         if m.has_oci_lci() {
             black_box(wire_typed_oci_lci(&bytes));
         }

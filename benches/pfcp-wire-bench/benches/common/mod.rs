@@ -33,10 +33,11 @@ pub(crate) use gate::conformance_gate;
 pub(crate) use message_set::Msg;
 pub(crate) use rs::{
     rs_build, rs_encode, rs_header, rs_marshal_prebuilt, rs_parse_walk, rs_parse_walk_children,
-    rs_typed_lci,
+    rs_typed, rs_typed_lci,
 };
 pub(crate) use wire::{
-    wire_decode_top, wire_decode_walk, wire_encode, wire_header, wire_typed_lci, wire_typed_oci_lci,
+    wire_decode_top, wire_decode_walk, wire_encode, wire_header, wire_typed_encode, wire_typed_lci,
+    wire_typed_oci_lci,
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 use std::net::Ipv4Addr;
 
 use pfcp_wire::encode::{put_ie_header, Encode, MessageWriter, Sink, SliceSink};
-use pfcp_wire::ie::{CpFunctionFeatures, FSeid, NodeId, RecoveryTimeStamp};
+use pfcp_wire::ie::{self, CpFunctionFeatures, FSeid, NodeId, RecoveryTimeStamp};
 use pfcp_wire::{
     Cause, EncodeError, Header, IeType, Message, MessagePriority, MessageType, RawIe,
     SequenceNumber,
@@ -397,4 +397,143 @@ pub(crate) fn wire_encode(m: Msg, p: &Params, buf: &mut [u8]) -> Result<usize, E
             w.finish()
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pfcp-wire: encode through the typed messages (`pfcp_wire::msg`): the crate's typed IEs and
+// the message builders, written in one pass.
+// ---------------------------------------------------------------------------------------------
+
+/// The Create PDR of `r`, with the crate's typed IEs.
+fn typed_pdr<'a>(r: &Pdr, network_instance: &'a str) -> ie::CreatePdr<'a> {
+    let mut pdi = ie::Pdi::new(ie::SourceInterface(r.source_interface))
+        .with_network_instance(ie::NetworkInstance::new(network_instance.as_bytes()));
+    if let Some((teid, a)) = r.f_teid {
+        pdi = pdi.with_local_f_teid(ie::FTeid::ipv4(teid, a));
+    }
+    if let Some(a) = r.ue_ip {
+        pdi = pdi.with_ue_ip_address(ie::UeIpAddress::ipv4(a, true));
+    }
+    let mut pdr = ie::CreatePdr::new(ie::PdrId(r.id), pdi)
+        .with_precedence(ie::Precedence(r.precedence))
+        .with_far_id(ie::FarId(r.far_id));
+    if let Some(d) = r.outer_header_removal {
+        pdr = pdr.with_outer_header_removal(ie::OuterHeaderRemoval::new(d));
+    }
+    pdr
+}
+
+/// The Create FAR of `f`.
+fn typed_far<'a>(f: &Far, network_instance: &'a str) -> ie::CreateFar<'a> {
+    let mut fp = ie::ForwardingParameters::new(ie::DestinationInterface(f.destination_interface));
+    if f.network_instance {
+        fp = fp.with_network_instance(ie::NetworkInstance::new(network_instance.as_bytes()));
+    }
+    if let Some((teid, a)) = f.outer_header_creation {
+        fp = fp.with_outer_header_creation(ie::OuterHeaderCreation::gtpu_ipv4(teid, a));
+    }
+    let action = ie::ApplyAction {
+        bits: u32::from(f.apply_action),
+        octets: 1,
+    };
+    ie::CreateFar::new(ie::FarId(f.id), action).with_forwarding_parameters(fp)
+}
+
+/// Encode `m` from `p` into `buf` through the typed messages; returns the octets written.
+/// The rules are built into arrays on the stack (the message borrows them). `None` for
+/// `sess_est_rsp_rej`, whose digest bytes carry the OCI before the LCI: the builder writes
+/// Table 7.5.3.1-1's order.
+#[inline(never)]
+pub(crate) fn wire_typed_encode(m: Msg, p: &Params, buf: &mut [u8]) -> Option<usize> {
+    use pfcp_wire::msg::{
+        AssociationSetupRequest, HeartbeatRequest, SessionEstablishmentRequest,
+        SessionEstablishmentResponse, SessionModificationResponse, SessionReportRequest,
+    };
+    let n = match m {
+        Msg::HbReq => HeartbeatRequest::new(RecoveryTimeStamp(p.recovery))
+            .with_sequence(seq(0xABCD))
+            .encode_into(buf),
+        Msg::AssocSetupReq => {
+            AssociationSetupRequest::new(NodeId::Ipv4(p.cp_addr), RecoveryTimeStamp(p.recovery))
+                .with_cp_function_features(
+                    CpFunctionFeatures::empty()
+                        .with(CpFunctionFeatures::LOAD)
+                        .with(CpFunctionFeatures::OVRL),
+                )
+                .with_sequence(seq(1))
+                .encode_into(buf)
+        }
+        Msg::SessEstReq | Msg::SessEstReq10 => {
+            let fseid = FSeid {
+                seid: p.cp_seid,
+                ipv4: Some(p.cp_addr),
+                ipv6: None,
+            };
+            let ni = p.network_instance;
+            let node = NodeId::Ipv4(p.cp_addr);
+            let write = |pdrs: &[ie::CreatePdr<'_>], fars: &[ie::CreateFar<'_>], buf: &mut [u8]| {
+                SessionEstablishmentRequest::new(node, fseid, pdrs, fars)
+                    .with_sequence(seq(2))
+                    .with_priority(PRIO5)
+                    .encode_into(buf)
+            };
+            if m == Msg::SessEstReq {
+                let pdrs = p.pdrs2.each_ref().map(|r| typed_pdr(r, ni));
+                let fars = p.fars2.each_ref().map(|f| typed_far(f, ni));
+                write(&pdrs, &fars, buf)
+            } else {
+                let pdrs = p.pdrs10.each_ref().map(|r| typed_pdr(r, ni));
+                let fars = p.fars10.each_ref().map(|f| typed_far(f, ni));
+                write(&pdrs, &fars, buf)
+            }
+        }
+        Msg::SessEstRsp => {
+            let created = [ie::CreatedPdr::new(ie::PdrId(1))
+                .with_local_f_teid(ie::FTeid::ipv4(0x1000, Ipv4Addr::new(198, 51, 100, 1)))];
+            SessionEstablishmentResponse::new(NodeId::Ipv4(p.up_addr), Cause::REQUEST_ACCEPTED)
+                .with_up_f_seid(FSeid {
+                    seid: p.up_seid,
+                    ipv4: Some(Ipv4Addr::new(198, 51, 100, 7)),
+                    ipv6: None,
+                })
+                .with_created_pdrs(&created)
+                .with_load_control_information(p.lci)
+                .with_overload_control_information(p.oci)
+                .with_seid(p.cp_seid)
+                .with_sequence(seq(2))
+                .encode_into(buf)
+        }
+        Msg::SessEstRspRej => return None,
+        Msg::SessModRsp => SessionModificationResponse::new(Cause::REQUEST_ACCEPTED)
+            .with_load_control_information(p.lci)
+            .with_overload_control_information(p.oci)
+            .with_seid(p.cp_seid)
+            .with_sequence(seq(0x103))
+            .with_priority(PRIO5)
+            .encode_into(buf),
+        Msg::SessRptReq => {
+            let trigger = ie::UsageReportTrigger {
+                bits: 0x01,
+                octets: 3,
+            };
+            let reports = [
+                ie::UsageReportSrr::new(ie::UrrId(1), ie::UrSeqn(3), trigger)
+                    .with_volume_measurement(ie::VolumeMeasurement {
+                        total_volume: Some(1_000_000),
+                        uplink_volume: Some(200_000),
+                        downlink_volume: Some(800_000),
+                        ..ie::VolumeMeasurement::default()
+                    })
+                    .with_duration_measurement(ie::DurationMeasurement(60)),
+            ];
+            SessionReportRequest::new(ie::ReportType::USAR)
+                .with_usage_reports(&reports)
+                .with_overload_control_information(p.oci)
+                .with_seid(p.cp_seid)
+                .with_sequence(seq(0x104))
+                .with_priority(PRIO5)
+                .encode_into(buf)
+        }
+    };
+    Some(n.expect("typed encode"))
 }

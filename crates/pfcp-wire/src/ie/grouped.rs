@@ -84,6 +84,8 @@ impl<'a, T: TypedIe<'a>> Repeated<'a, T> {
     {
         RepeatedIter {
             inner: match &self.repr {
+                // None: nothing to walk (the common case of an optional member).
+                Repr::Wire { count: 0, .. } => IterRepr::Wire(IeIter::new(&[], 0)),
                 Repr::Wire { members, .. } => IterRepr::Wire(IeIter::new(members, 0)),
                 Repr::Owned(v) => IterRepr::Owned(v.iter()),
             },
@@ -280,6 +282,7 @@ macro_rules! grouped_ie {
         impl $(<$lt>)? $name $(<$lt>)? {
             /// The IE with its mandatory members; the others absent.
             #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            #[inline]
             pub fn new($($m: $mt),*) -> Self {
                 $name {
                     $($m,)*
@@ -291,6 +294,7 @@ macro_rules! grouped_ie {
             $(
                 #[doc = concat!("With `", stringify!($o), "` set.")]
                 #[must_use]
+                #[inline]
                 pub fn $ow(mut self, value: $ot) -> Self {
                     self.$o = Some(value);
                     self

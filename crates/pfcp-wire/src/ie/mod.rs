@@ -571,6 +571,18 @@ impl<'a> IeIter<'a> {
         }
     }
 
+    /// The IEs of the list `root` (at `root_offset`) from the IE at position `pos` on: what
+    /// `IeIter::new(root, root_offset)` yields after the IEs before `pos` (the typed messages'
+    /// lists start at their first occurrence).
+    #[inline]
+    pub(crate) fn resume(root: &'a [u8], root_offset: usize, pos: usize) -> Self {
+        IeIter {
+            rest: root.get(pos..).unwrap_or_default(),
+            root,
+            root_offset,
+        }
+    }
+
     /// Find the first IE of `ie_type` (clause 7.6.10: later repetitions are ignored).
     pub fn find(mut self, ie_type: IeType) -> Result<Option<RawIe<'a>>, DecodeError> {
         self.try_find(|ie| ie.ie_type == ie_type)
