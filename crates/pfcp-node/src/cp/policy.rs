@@ -20,7 +20,7 @@ use pfcp_throttle::{
     Classification, Classifier, EgressConfigSets, MessageKind, Procedure, Refusal, RequestClass,
     RequestContext, RouteList, ThrottleReason, Throttled,
 };
-use pfcp_wire::{Cause, Message, MessageType};
+use pfcp_wire::{Cause, Message, MessageType, MessageView};
 
 use super::hold::{HoldOutcome, HoldTicket};
 use super::link::{UpLink, UpLinks};
@@ -186,6 +186,49 @@ impl CpPolicy {
             self.stats.lci.count(l);
             tracing::debug!(node = %link.node, outcome = ?l, "cp: LCI");
         }
+        self.drain_events(link);
+        ResponseOutcome { oci, lci }
+    }
+
+    /// [`CpPolicy::handle_message`] for a message the caller decoded into its
+    /// [`MessageView`] (one walk: the OCI and LCI as typed values), as a node's intake does.
+    pub fn handle_view(
+        &mut self,
+        link: &mut UpLink,
+        entity: Option<IpAddr>,
+        view: &MessageView<'_>,
+        now: Instant,
+    ) -> ResponseOutcome {
+        let mt = view.message.message_type();
+        let may_carry = mt.may_carry_oci();
+        let carried =
+            view.overload_control_information.is_some() || view.load_control_information.is_some();
+        if view.ignored > 0 || (carried && !may_carry) {
+            // A malformed optional IE, or OCI/LCI where none may be: the table reads the
+            // message itself and says which.
+            return self.handle_message(link, entity, &view.message, now);
+        }
+        if may_carry {
+            link.overload.confirm(&link.node, now);
+        }
+        let oci = view.overload_control_information.map(|oci| {
+            // An establishment's UP F-SEID names the entity of an OCI without AOCI.
+            let entity = entity.or_else(|| {
+                view.f_seid
+                    .and_then(|f| f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6)))
+            });
+            let origin = OciOrigin::new(link.node.clone(), entity);
+            let o = link.overload.handle_oci(&origin, &oci, now);
+            self.stats.oci.count(&o);
+            trace_oci(&link.node, mt, &o, now);
+            o
+        });
+        let lci = view.load_control_information.map(|lci| {
+            let l = link.load.handle_lci(&link.node, &lci, now);
+            self.stats.lci.count(&l);
+            tracing::debug!(node = %link.node, outcome = ?l, "cp: LCI");
+            l
+        });
         self.drain_events(link);
         ResponseOutcome { oci, lci }
     }

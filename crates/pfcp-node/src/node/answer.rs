@@ -9,8 +9,7 @@ use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
 use pfcp_throttle::MessageKind;
 use pfcp_wire::encode::MessageWriter;
-use pfcp_wire::header::{FLAG_MP, FLAG_S};
-use pfcp_wire::ie::{LoadControlInformation, OverloadControlInformation};
+use pfcp_wire::ie::{FSeid, LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::presence::mandatory_ies;
 use pfcp_wire::{
     Cause, Encode, EncodeError, Header, IeType, Message, MessagePriority, MessageType,
@@ -23,9 +22,6 @@ use crate::admission::{QueuedRequest, WhenFull};
 use crate::peer;
 use crate::session::Session;
 use crate::xact::XactError;
-
-/// Octet 16 of a session header: message priority in bits 8-5 (clause 7.2.2.3).
-const PRIORITY_OCTET: usize = 15;
 
 impl Node {
     /// Send the application's response to `request` (one encoded message whose header copies
@@ -53,11 +49,20 @@ impl Node {
         if h.message_type.is_request() || h.message_type.direction().is_none() {
             return Err(XactError::NotAResponse);
         }
-        let accepted = matches!(msg.cause(), Ok(Some(c)) if c.is_acceptance() == Some(true));
-        if accepted {
-            self.record_answered_session(request, &msg);
+        // One walk over the IEs (the accessors, IE by IE, for a response that fails the
+        // receiver's checks).
+        let facts = match msg.view() {
+            Ok(v) => Facts {
+                cause: v.cause,
+                f_seid: v.f_seid,
+                has_oci: v.overload_control_information.is_some(),
+            },
+            Err(_) => Facts::read(&msg),
+        };
+        if facts.cause.and_then(Cause::is_acceptance) == Some(true) {
+            self.record_answered_session(request, facts.f_seid);
         }
-        let extra = self.piggyback(request.peer, &msg, now);
+        let extra = self.piggyback(request.peer, h.message_type, &facts, now);
         let priority = request
             .priority
             .filter(|_| h.seid.is_some() && h.priority.is_none());
@@ -208,11 +213,12 @@ impl Node {
             .map(|s| self.sessions.get(s).map_or(0, |s| s.remote_seid))
     }
 
-    /// Keep the session table on an accepted response to `request`.
-    fn record_answered_session(&mut self, request: &RequestRef, msg: &Message<'_>) {
+    /// Keep the session table on an accepted response to `request` (`up_f_seid`: the UP
+    /// F-SEID it carries).
+    fn record_answered_session(&mut self, request: &RequestRef, up_f_seid: Option<FSeid>) {
         match request.message_type {
             MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                let (Some(cp), Ok(Some(up))) = (request.cp_f_seid, msg.f_seid()) else {
+                let (Some(cp), Some(up)) = (request.cp_f_seid, up_f_seid) else {
                     return;
                 };
                 let node = self.peers.get(&request.peer).and_then(|p| p.node.clone());
@@ -232,49 +238,54 @@ impl Node {
         }
     }
 
-    /// This UP's OCI/LCI for a message to `peer` when the inclusion policy says so (responses
-    /// 51, 53, 55 and Session Report Requests, 56; clause 6.2.3.3, 6.2.4.3); `None` if nothing
-    /// is to be appended.
+    /// This UP's OCI/LCI for a message of type `ty` to `peer` when the inclusion policy says
+    /// so (responses 51, 53, 55 and Session Report Requests, 56; clause 6.2.3.3, 6.2.4.3);
+    /// `None` if nothing is to be appended (or the message carries an OCI already).
     #[allow(clippy::type_complexity)]
     fn piggyback(
         &mut self,
         peer: SocketAddr,
-        msg: &Message<'_>,
+        ty: MessageType,
+        facts: &Facts,
         now: Instant,
     ) -> Option<(
         Option<LoadControlInformation>,
         Option<OverloadControlInformation>,
     )> {
         self.admission.as_ref()?;
-        let ty = msg.message_type();
-        if !ty.may_carry_oci() || msg.find(IeType::OVERLOAD_CONTROL_INFORMATION).is_some() {
+        if !ty.may_carry_oci() || facts.has_oci {
             return None;
         }
-        let cause = msg.cause().ok().flatten();
         let key = self.node_of(peer);
         let adm = self.admission.as_mut()?;
-        let oci = adm.oci_for(&key, ty, cause, now);
+        let oci = adm.oci_for(&key, ty, facts.cause, now);
         let lci = adm.lci_for(&key, ty);
         (oci.is_some() || lci.is_some()).then_some((lci, oci))
     }
 
-    /// This UP's Session Report Request `bytes` to `peer`, with the OCI/LCI appended when the
-    /// inclusion policy says so (Table 7.5.8.1-1; clauses 6.2.3.3, 6.2.4.3); unchanged if it
-    /// carries an OCI of the application's already, or this node has no admission.
-    pub(super) fn piggyback_report(
+    /// This UP's OCI and LCI for its Session Report Request to `peer` whose IEs are `ies`,
+    /// when the inclusion policy says so (Table 7.5.8.1-1; clauses 6.2.3.3, 6.2.4.3): none if
+    /// `ies` carry an OCI of the application's already, or this node has no admission.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn report_extra(
         &mut self,
         peer: SocketAddr,
-        bytes: Bytes,
+        ies: &[u8],
         now: Instant,
-    ) -> Bytes {
-        let extra = match Message::decode(&bytes) {
-            Ok(msg) => self.piggyback(peer, &msg, now),
-            Err(_) => None,
+    ) -> Option<(
+        Option<LoadControlInformation>,
+        Option<OverloadControlInformation>,
+    )> {
+        let facts = Facts {
+            cause: None,
+            f_seid: None,
+            has_oci: pfcp_wire::ie::IeIter::new(ies, 0)
+                .find(IeType::OVERLOAD_CONTROL_INFORMATION)
+                .ok()
+                .flatten()
+                .is_some(),
         };
-        match extra {
-            Some((lci, oci)) => amend(&bytes, None, lci, oci).unwrap_or(bytes),
-            None => bytes,
-        }
+        self.piggyback(peer, MessageType::SESSION_REPORT_REQUEST, &facts, now)
     }
 
     /// A response to a CP that the node answers in place of the UP (throttled, no
@@ -303,6 +314,24 @@ impl Node {
             })
             .map_err(super::RequestError::from);
         self.events.push_back(NodeEvent::Outcome { id, result });
+    }
+}
+
+/// What [`Node::respond`] reads of a response.
+struct Facts {
+    cause: Option<Cause>,
+    f_seid: Option<FSeid>,
+    has_oci: bool,
+}
+
+impl Facts {
+    /// Read IE by IE.
+    fn read(msg: &Message<'_>) -> Self {
+        Facts {
+            cause: msg.cause().ok().flatten(),
+            f_seid: msg.f_seid().ok().flatten(),
+            has_oci: msg.find(IeType::OVERLOAD_CONTROL_INFORMATION).is_some(),
+        }
     }
 }
 
@@ -339,29 +368,32 @@ fn local_response(
     Ok(out.freeze())
 }
 
-/// `message` with `priority` set in its session header (MP=1) and the LCI and OCI appended,
-/// the Message Length patched (IE order is free, clause 8.1.2).
+/// `message` rewritten with `priority` in its session header (MP=1) and the LCI and OCI
+/// appended (IE order is free, clause 8.1.2): the header decoded, the IEs copied, the lengths
+/// written by the encoder. `None` if `message` has no header to read, or a priority is asked
+/// of a node message (no priority octet).
 fn amend(
     message: &[u8],
     priority: Option<MessagePriority>,
     lci: Option<LoadControlInformation>,
     oci: Option<OverloadControlInformation>,
 ) -> Option<Bytes> {
-    let extra = lci.encoded_len() + oci.encoded_len();
-    let mut out = BytesMut::with_capacity(message.len() + extra);
-    out.extend_from_slice(message);
-    if let Some(p) = priority {
-        let flags = out.first_mut()?;
-        if *flags & FLAG_S == 0 {
-            return None;
-        }
-        *flags |= FLAG_MP;
-        let octet = out.get_mut(PRIORITY_OCTET)?;
-        *octet = (*octet & 0x0F) | (p.value() << 4);
+    let (header, header_len) = Header::decode(message).ok()?;
+    let header = match priority {
+        Some(_) if header.seid.is_none() => return None,
+        Some(p) => header.with_priority(p),
+        None => header,
+    };
+    let ies = message.get(header_len..)?;
+    let mut out = BytesMut::with_capacity(message.len() + lci.encoded_len() + oci.encoded_len());
+    let mut w = MessageWriter::begin(&mut out, &header).ok()?;
+    w.raw_ies(ies).ok()?;
+    if let Some(lci) = &lci {
+        w.ie(lci).ok()?;
     }
-    lci.encode(&mut out).ok()?;
-    oci.encode(&mut out).ok()?;
-    let len = u16::try_from(out.len().checked_sub(4)?).ok()?;
-    out.get_mut(2..4)?.copy_from_slice(&len.to_be_bytes());
+    if let Some(oci) = &oci {
+        w.ie(oci).ok()?;
+    }
+    w.finish().ok()?;
     Some(out.freeze())
 }

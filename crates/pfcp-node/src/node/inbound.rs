@@ -132,15 +132,23 @@ impl Node {
         if !message_type.is_known() {
             return;
         }
-        let reference = self.request_ref(peer, msg);
-        if let Err(e) = msg.validate() {
-            let cp_seid = self.answer_seid(&reference);
-            if let Ok(Some(r)) = peer::error_response(&self.local, &e, cp_seid) {
-                self.stats.requests_rejected += 1;
-                self.send_own_response(peer, sequence, message_type.response_type(), r, now);
+        // One walk over the IEs: the receiver's verdict and what the node reads.
+        let view = msg.view();
+        let reference = match &view {
+            Ok(v) => self.request_ref_with(peer, msg, v.f_seid),
+            Err(_) => self.request_ref(peer, msg),
+        };
+        let view = match view {
+            Ok(v) => v,
+            Err(e) => {
+                let cp_seid = self.answer_seid(&reference);
+                if let Ok(Some(r)) = peer::error_response(&self.local, &e, cp_seid) {
+                    self.stats.requests_rejected += 1;
+                    self.send_own_response(peer, sequence, message_type.response_type(), r, now);
+                }
+                return;
             }
-            return;
-        }
+        };
         if message_type.is_session() == Some(true) && !self.peers.is_associated(&peer) {
             // Clause 6.2.6.1: session messages need an established association.
             self.stats.rejected_no_association += 1;
@@ -162,7 +170,7 @@ impl Node {
                 let link = record
                     .up
                     .get_or_insert_with(|| Box::new(cp.link(&node, now)));
-                cp.handle_message(link, Some(entity), msg, now);
+                cp.handle_view(link, Some(entity), &view, now);
             }
         }
         let node = self.peers.get(&peer).and_then(|p| p.node.clone());
@@ -190,12 +198,19 @@ impl Node {
 
     /// What answering `msg` from `peer` needs.
     pub(super) fn request_ref(&self, peer: SocketAddr, msg: &Message<'_>) -> RequestRef {
+        self.request_ref_with(peer, msg, msg.f_seid().ok().flatten())
+    }
+
+    /// [`Node::request_ref`] with the message's F-SEID already read.
+    fn request_ref_with(
+        &self,
+        peer: SocketAddr,
+        msg: &Message<'_>,
+        f_seid: Option<pfcp_wire::ie::FSeid>,
+    ) -> RequestRef {
         let h = msg.header();
-        let cp_f_seid = if h.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-            msg.f_seid().ok().flatten()
-        } else {
-            None
-        };
+        let cp_f_seid =
+            f_seid.filter(|_| h.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST);
         RequestRef {
             peer,
             sequence: h.sequence,

@@ -10,6 +10,7 @@ use bytes::{Bytes, BytesMut};
 use pfcp_overload::NodeKey;
 use pfcp_throttle::MessageKind;
 use pfcp_wire::encode::MessageWriter;
+use pfcp_wire::ie::{LoadControlInformation, OverloadControlInformation};
 use pfcp_wire::{Cause, DecodeError, Header, Message, MessageType};
 use tracing::{debug, info, warn};
 
@@ -239,18 +240,17 @@ impl Node {
             }
         }
         let seq = self.sequence_for(peer);
-        let encoded = encode_with(&header.with_sequence(seq), ies).map(|b| {
-            if message_type == MessageType::SESSION_REPORT_REQUEST {
-                self.piggyback_report(peer, b, now)
-            } else {
-                b
-            }
-        });
+        let extra = if message_type == MessageType::SESSION_REPORT_REQUEST {
+            self.report_extra(peer, ies, now)
+        } else {
+            None
+        };
+        let encoded = encode_with(&header.with_sequence(seq), ies, extra);
         let sent = encoded.map_err(RequestError::from).and_then(|b| {
+            // This node's own F-SEID, read from the IEs it was given (not from the message
+            // encoded with them).
             let f_seid = if message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
-                Message::decode(&b)
-                    .ok()
-                    .and_then(|m| m.f_seid().ok().flatten())
+                super::state::f_seid_in(ies)
             } else {
                 None
             };
@@ -440,7 +440,13 @@ impl Node {
         if o.report {
             self.report_ended(&peer);
         }
-        let cause = msg.cause().ok().flatten();
+        // One walk over the IEs reads what the node needs; a response that fails the
+        // receiver's checks is still read IE by IE.
+        let view = msg.view().ok();
+        let cause = match &view {
+            Some(v) => v.cause,
+            None => msg.cause().ok().flatten(),
+        };
         if let Some(dest) = o.dest.as_ref() {
             // An establishment's UP F-SEID names the entity for the OCI it carries.
             let entity = if o.message_type == MessageType::SESSION_ESTABLISHMENT_REQUEST {
@@ -450,7 +456,10 @@ impl Node {
             };
             let refused = o.exempt && cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION);
             self.with_link(peer, |cp, link| {
-                cp.handle_message(link, entity, msg, now);
+                match &view {
+                    Some(v) => cp.handle_view(link, entity, v, now),
+                    None => cp.handle_message(link, entity, msg, now),
+                };
                 cp.transaction_ended(link);
                 if refused {
                     cp.exempt_refused(link, now);
@@ -459,7 +468,11 @@ impl Node {
         }
         let accepted = cause.and_then(Cause::is_acceptance) == Some(true);
         if accepted {
-            self.record_sent_session(&o, peer, msg);
+            let up_f_seid = match &view {
+                Some(v) => v.f_seid,
+                None => msg.f_seid().ok().flatten(),
+            };
+            self.record_sent_session(&o, peer, up_f_seid);
             let (session, ue) = match o.tracked {
                 Some((s, ue)) => (Some(s), ue),
                 None => (None, None),
@@ -761,10 +774,27 @@ fn answered(
 }
 
 /// A message from a header (with its sequence number) and pre-encoded IEs.
-fn encode_with(header: &Header, ies: &[u8]) -> Result<Bytes, pfcp_wire::EncodeError> {
-    let mut out = BytesMut::with_capacity(header.encoded_len() + ies.len());
+/// A message from a header (with its sequence number), pre-encoded IEs, and the LCI and OCI
+/// this UP function adds to its Session Report Request.
+fn encode_with(
+    header: &Header,
+    ies: &[u8],
+    extra: Option<(
+        Option<LoadControlInformation>,
+        Option<OverloadControlInformation>,
+    )>,
+) -> Result<Bytes, pfcp_wire::EncodeError> {
+    let mut out = BytesMut::with_capacity(header.encoded_len() + ies.len() + 32);
     let mut w = MessageWriter::begin(&mut out, header)?;
     w.raw_ies(ies)?;
+    if let Some((lci, oci)) = extra {
+        if let Some(lci) = &lci {
+            w.ie(lci)?;
+        }
+        if let Some(oci) = &oci {
+            w.ie(oci)?;
+        }
+    }
     w.finish()?;
     Ok(out.freeze())
 }

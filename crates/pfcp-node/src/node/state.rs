@@ -20,7 +20,7 @@ use pfcp_overload::NodeKey;
 use pfcp_throttle::classify::Procedure;
 use pfcp_throttle::{Classification, RequestContext, StateTracker};
 use pfcp_wire::ie::{FSeid, IeIter, TypedIe};
-use pfcp_wire::{Header, Message, MessageType};
+use pfcp_wire::{Header, MessageType};
 use tracing::debug;
 
 use super::{Node, Outstanding, RequestProfile};
@@ -97,11 +97,11 @@ impl Node {
         &mut self,
         o: &Outstanding,
         peer: SocketAddr,
-        msg: &Message<'_>,
+        up_f_seid: Option<FSeid>,
     ) {
         match o.message_type {
             MessageType::SESSION_ESTABLISHMENT_REQUEST => {
-                let (Some(ours), Ok(Some(theirs))) = (o.f_seid, msg.f_seid()) else {
+                let (Some(ours), Some(theirs)) = (o.f_seid, up_f_seid) else {
                     return;
                 };
                 let node = self.peers.get(&peer).and_then(|p| p.node.clone());
@@ -161,6 +161,11 @@ impl Node {
 
 /// The SEID of the CP F-SEID among the IEs of a Session Establishment Request, if readable.
 fn cp_f_seid(ies: &[u8]) -> Option<u64> {
+    f_seid_in(ies).map(|f| f.seid)
+}
+
+/// The F-SEID among encoded IEs, if there is a readable one.
+pub(super) fn f_seid_in(ies: &[u8]) -> Option<FSeid> {
     let ie = IeIter::new(ies, 0).find(FSeid::IE_TYPE).ok().flatten()?;
-    FSeid::decode(&ie).ok().map(|f| f.seid)
+    FSeid::decode(&ie).ok()
 }
