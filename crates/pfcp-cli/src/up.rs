@@ -47,10 +47,12 @@ use tokio::sync::mpsc;
 use crate::meter;
 use crate::{io_error_text, now};
 
+pub mod profile;
 pub mod reports;
 pub mod series;
 mod snapshot;
 
+pub use profile::ProfileArgs;
 use reports::{LevelTrace, ReportCounts, ReportSessions};
 pub use reports::{ReportArgs, ReportTotals};
 use snapshot::Snapshot;
@@ -150,6 +152,10 @@ pub struct UpArgs {
     /// Session Report Requests of this UP function (see `pfcp_cli::up::reports`).
     #[command(flatten)]
     pub reports: ReportArgs,
+    /// The overload and load control behaviour of another UP function (see
+    /// `pfcp_cli::up::profile`).
+    #[command(flatten)]
+    pub behaviour: ProfileArgs,
 }
 
 /// Run `pfcp up`; errors are one line on stderr.
@@ -264,7 +270,11 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         )
         .with_reporter(reporter);
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
-    let local = LocalNode::up(node.clone(), recovery_time_stamp());
+    let rts = recovery_time_stamp();
+    // The UP profile; a clock's numbers count from the Recovery Time Stamp (NTP seconds).
+    let profile = args.behaviour.profile(args.entity_scoped)?;
+    let admission = profile.apply(admission, rts.0);
+    let local = LocalNode::up(node.clone(), rts);
     let socket = pfcp_node::SocketConfig::default().with_recv_buffer(args.recv_buffer_kib * 1024);
     let mut config = EndpointConfig::new(local.clone())
         .with_admission(admission)
@@ -336,7 +346,15 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         endpoint.socket_buffers(),
         local.recovery_time_stamp.0
     );
+    if profile != pfcp_node::admission::UpProfile::default() {
+        eprintln!("pfcp up: UP profile: {profile}");
+    }
     let Channels { incoming, events } = channels;
+    // The admission's counters and gauges, for the status lines and the scrape endpoint.
+    tokio::spawn(snapshot::export_admission(
+        endpoint.clone(),
+        Duration::from_millis(20),
+    ));
     // Every request is answered in the handler; the channel only carries what it defers (none).
     drop(incoming);
     tokio::spawn(report_events(events, report_sessions.clone()));
@@ -447,10 +465,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     }
     let snap = Snapshot::take(&meter, &counts, &endpoint);
     // The peak, not only the samples: a burst's metric can come and go within a second.
-    let peak = meter
-        .gauge_peak("pfcp_overload_metric_published")
-        .unwrap_or(0.0);
-    max_metric = max_metric.max(peak.round() as u64);
+    let peak = snapshot::AdmissionReading::of(&endpoint)
+        .stats
+        .overload_metric_peak;
+    max_metric = max_metric.max(u64::from(peak));
     let secs = now().duration_since(start).as_secs_f64();
     if series_ticks.is_some() {
         // The last, partial period: the series adds up to the totals.

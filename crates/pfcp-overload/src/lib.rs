@@ -114,7 +114,7 @@ pub mod scope;
 pub mod sequence;
 
 pub use load::{Candidate, LciOutcome, LoadConfig, LoadTable, UpSelector};
-pub use load_reporter::{LoadReporter, LoadReporterConfig};
+pub use load_reporter::{LciPlacement, LoadReporter, LoadReporterConfig};
 pub use receiver::{
     IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, ScopeState,
 };

@@ -205,7 +205,7 @@ fn a_peer_gets_a_new_number_only_with_new_content_or_a_refresh() {
 /// only to a registered OVRL peer, only on message types 51/53/55/56, on the messages the
 /// inclusion policy picks, with AOCI where the spec requires it, metric 0 only to a scope that
 /// holds a reduction, and never twice with the same number to one scope under
-/// `UntilCurrent`. Conversely, under `UntilCurrent` a peer that lacks what the law asks of it
+/// `UntilCurrent` (but the provisional OCI in force, on every refusal). Conversely, under `UntilCurrent` a peer that lacks what the law asks of it
 /// gets it on the next eligible message.
 fn check_emitted(s: &UpStep<'_>) -> Result<(), TestCaseError> {
     for aoci in [false, true] {
@@ -295,9 +295,14 @@ fn check_emitted(s: &UpStep<'_>) -> Result<(), TestCaseError> {
     let told = back.metric.percent();
     let key = (back.aoci(), back.sequence_number.0);
     if p.sent.contains(&key) {
-        // A repeat: the very OCI the scope holds.
+        // A repeat: the very OCI the scope holds; under `UntilCurrent` only the provisional
+        // OCI in force, on a refusal.
+        let provisional_repeat = e.refusal
+            && s.after
+                .provisional
+                .is_some_and(|(_, seq, _)| back.aoci() && seq == key.1);
         prop_assert!(
-            policy != InclusionPolicy::UntilCurrent,
+            policy != InclusionPolicy::UntilCurrent || provisional_repeat,
             "{:?} sent twice to peer {}",
             key,
             e.peer
@@ -434,7 +439,7 @@ fn check_end_to_end(s: &UpStep<'_>) -> Result<(), TestCaseError> {
             }) => {
                 prop_assert!(still_held, "the CP found a fresh OCI a duplicate");
                 prop_assert!(
-                    s.cfg.inclusion != InclusionPolicy::UntilCurrent,
+                    s.cfg.inclusion != InclusionPolicy::UntilCurrent || e.refusal,
                     "a repeat under UntilCurrent"
                 );
                 s.cov.hit("repeat is a duplicate");

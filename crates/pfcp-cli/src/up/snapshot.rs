@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
+use pfcp_node::admission::AdmissionStats;
 use pfcp_node::Endpoint;
 
 use super::Counts;
@@ -23,28 +24,137 @@ pub(super) struct Snapshot {
     pub(super) guard_drops: u64,
 }
 
+/// A metric's labels: (key, value).
+type Labels = (&'static str, &'static str);
+
+/// What the node's admission says at one instant: its counters and gauges.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct AdmissionReading {
+    pub(super) stats: AdmissionStats,
+    pub(super) overload: u8,
+    pub(super) load: Option<u8>,
+    pub(super) queue: usize,
+    pub(super) target_load: f64,
+}
+
+impl AdmissionReading {
+    /// The endpoint's node's admission, read under its lock (none: all zero).
+    pub(super) fn of(endpoint: &Endpoint) -> AdmissionReading {
+        endpoint
+            .inspect(|n| {
+                n.admission().map(|a| AdmissionReading {
+                    stats: *a.stats(),
+                    overload: a.overload_metric(),
+                    load: a.load_metric(),
+                    queue: a.len(),
+                    target_load: a.reporter().target_load(),
+                })
+            })
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Requests the admission refused with cause 74: queue full, evicted, waited too long.
+    pub(super) fn refused(&self) -> u64 {
+        let s = &self.stats;
+        s.rejected + s.evicted + s.expired
+    }
+
+    /// Export to the process's `metrics` recorder (the status lines' meter and, with
+    /// `--metrics`, the Prometheus endpoint), under the names the admission's counters and
+    /// gauges have always had there.
+    pub(super) fn export(&self) {
+        let s = &self.stats;
+        let counters: [(&str, &[Labels], u64); 12] = [
+            (
+                "pfcp_admission_offered_total",
+                &[("outcome", "queued")],
+                s.queued,
+            ),
+            (
+                "pfcp_admission_offered_total",
+                &[("outcome", "rejected")],
+                s.rejected,
+            ),
+            (
+                "pfcp_admission_offered_total",
+                &[("outcome", "bypassed")],
+                s.bypassed,
+            ),
+            (
+                "pfcp_requests_rejected_total",
+                &[("reason", "queue_full")],
+                s.rejected,
+            ),
+            (
+                "pfcp_requests_rejected_total",
+                &[("reason", "evicted")],
+                s.evicted,
+            ),
+            (
+                "pfcp_requests_rejected_total",
+                &[("reason", "expired")],
+                s.expired,
+            ),
+            ("pfcp_admission_served_total", &[], s.served),
+            ("pfcp_admission_dropped_total", &[], s.dropped),
+            ("pfcp_oci_sent_total", &[], s.oci_sent),
+            ("pfcp_lci_sent_total", &[], s.lci_sent),
+            (
+                "pfcp_overflow_oci_issued_total",
+                &[],
+                s.provisional_oci_issued,
+            ),
+            (
+                "pfcp_overflow_oci_ended_total",
+                &[],
+                s.provisional_oci_ended,
+            ),
+        ];
+        for (name, labels, value) in counters {
+            metrics::counter!(name, labels).absolute(value);
+        }
+        metrics::gauge!("pfcp_admission_queue_depth").set(self.queue as f64);
+        metrics::gauge!("pfcp_overload_metric_published").set(f64::from(self.overload));
+        if let Some(load) = self.load {
+            metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+        }
+    }
+}
+
+/// Export the admission's counters and gauges every `period` (the status lines and the
+/// scrape endpoint read them from the recorder), until the runtime stops.
+pub(super) async fn export_admission(endpoint: Endpoint, period: std::time::Duration) {
+    let mut tick = tokio::time::interval(period);
+    loop {
+        tick.tick().await;
+        AdmissionReading::of(&endpoint).export();
+    }
+}
+
 impl Snapshot {
     pub(super) fn take(meter: &Meter, counts: &Counts, endpoint: &Endpoint) -> Snapshot {
+        let adm = AdmissionReading::of(endpoint);
+        adm.export();
         Snapshot {
             kernel_drops: endpoint.kernel_drops(),
             guard_drops: endpoint.inspect(|n| n.guard().dropped()).unwrap_or(0),
             served: counts.served.load(Ordering::Relaxed),
             refused: counts.refused.load(Ordering::Relaxed),
-            // Every cause-74 rejection of the endpoint: queue full, evicted, waited too long,
-            // application channel full. (Cause 72, "no association", is counted apart.)
-            rejected_74: meter.counter_where("pfcp_requests_rejected_total", |labels| {
-                !labels
-                    .iter()
-                    .any(|l| l.key() == "cause" && l.value() != "74")
-            }),
-            overload: meter.gauge("pfcp_overload_metric_published").unwrap_or(0.0),
-            load: meter.gauge("pfcp_load_metric_published").unwrap_or(0.0),
-            queue: meter.gauge("pfcp_admission_queue_depth").unwrap_or(0.0),
-            target_load: endpoint
-                .inspect(|n| n.admission().map(|a| a.reporter().target_load()))
-                .ok()
-                .flatten()
-                .unwrap_or(0.0),
+            // Every cause-74 rejection: the admission's (queue full, evicted, waited too long)
+            // and the endpoint's (application channel full). (Cause 72, "no association", is
+            // counted apart.)
+            rejected_74: adm.refused()
+                + meter.counter_where("pfcp_requests_rejected_total", |labels| {
+                    labels
+                        .iter()
+                        .any(|l| l.key() == "cause" && l.value() == "74")
+                }),
+            overload: f64::from(adm.overload),
+            load: f64::from(adm.load.unwrap_or(0)),
+            queue: adm.queue as f64,
+            target_load: adm.target_load,
         }
     }
 

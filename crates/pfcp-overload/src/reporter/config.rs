@@ -245,10 +245,15 @@ impl ReporterConfig {
     }
 
     /// The highest metric a peer is told: the highest multiple of
-    /// [`ReporterConfig::metric_step`] at or below `max_metric` (and 99).
+    /// [`ReporterConfig::metric_step`] at or below `max_metric`, and 99 (100 would admit
+    /// nothing) except for the [`ControlLaw::FeedForward`] law, which may publish 100.
     pub fn max_told(&self) -> u8 {
         let step = self.metric_step();
-        self.max_metric.min(99) / step * step
+        let max = match self.law {
+            ControlLaw::FeedForward => self.max_metric.min(100),
+            _ => self.max_metric.min(99),
+        };
+        max / step * step
     }
 
     /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: a

@@ -11,10 +11,11 @@
 //! caller's own measurement of its refusals (e.g. `pfcp-node`'s admission queue) gives its
 //! metric, the reporter its number, from the same count as the law's, and a short validity
 //! ([`ReporterConfig::provisional_validity`](super::ReporterConfig::provisional_validity)). It
-//! is node-scoped (the queue measures the whole UP function), told only on refusals and to
-//! peers that hold a reduction on their node scope, re-issued with a new number when its
-//! metric rises or half its validity has passed, ended (metric 0) after a control interval
-//! without a refusal, and superseded by the law's first publication.
+//! is node-scoped (the queue measures the whole UP function), told only on refusals (every
+//! refusal carries it, the same OCI while nothing changes) and to peers that hold a reduction
+//! on their node scope, re-issued with a new number when its metric rises or half its validity
+//! has passed, ended (metric 0) after a control interval without a refusal, and superseded by
+//! the law's first publication.
 
 use std::hash::Hash;
 use std::time::{Duration, Instant};
@@ -206,7 +207,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// reporter tells it node-scoped (AOCI=1) with a number of its own count and
     /// [`ReporterConfig::provisional_validity`](super::ReporterConfig::provisional_validity),
     /// keeps that number while the metric does not rise and half the validity has not
-    /// passed, and ends it (metric 0, a new number) to the peers that hold it once a control
+    /// passed (every refusal carries it, under [`InclusionPolicy::UntilCurrent`] too), and
+    /// ends it (metric 0, a new number) to the peers that hold it once a control
     /// interval passed without a refusal. The metric is rounded up to the grid of
     /// [`ReporterConfig::metric_step`](super::ReporterConfig::metric_step), at most
     /// [`ReporterConfig::max_told`](super::ReporterConfig::max_told).
@@ -376,7 +378,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let fresh = stale(held, target);
         let repeat = !fresh && held.is_some_and(|t| t.holds(now) > 0);
         let include = match policy {
-            InclusionPolicy::UntilCurrent => fresh,
+            // A refusal repeats the provisional OCI in force: no refusal leaves without it.
+            InclusionPolicy::UntilCurrent => fresh || refusal && repeat,
             InclusionPolicy::EveryMessage => fresh || repeat,
             InclusionPolicy::Rejections => rejected && (fresh || repeat),
             InclusionPolicy::EveryNth(n) => {

@@ -114,10 +114,14 @@ fn a_refusal_without_a_metric_carries_the_provisional_oci() {
     assert_eq!(first.sequence_number.0, r.sequence_number());
     let p = r.provisional(now).unwrap();
     assert_eq!((p.metric, p.sequence_number), (21, first.sequence_number.0));
-    // Less, or the same: the OCI in force; the peer has it (UntilCurrent: nothing to send).
+    // Less, or the same: the OCI in force, on every refusal (the same number: no news).
     let t = now + Duration::from_millis(300);
-    assert!(r.oci_for_refusal(&1, MOD, Some(10), t).is_none());
+    assert_eq!(r.oci_for_refusal(&1, MOD, Some(10), t), Some(first));
     assert_eq!(r.provisional(t).unwrap().sequence_number, p.sequence_number);
+    // An accepted answer does not repeat it.
+    assert!(r
+        .oci_for(&1, MOD, Some(Cause::REQUEST_ACCEPTED), t)
+        .is_none());
     // More: a new number at once.
     let higher = r.oci_for_refusal(&1, MOD, Some(40), t).unwrap();
     assert_eq!(higher.metric.percent(), 42);
