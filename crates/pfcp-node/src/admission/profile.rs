@@ -166,6 +166,37 @@ impl UpProfile {
         ("cause-74-only", "no OCI at all: Cause 74 alone"),
     ];
 
+    /// With `oci_scope` set (see the field).
+    #[must_use]
+    pub fn with_oci_scope(mut self, scope: OciScope) -> Self {
+        self.oci_scope = scope;
+        self
+    }
+    /// With `oci_sequence` set (see the field).
+    #[must_use]
+    pub fn with_oci_sequence(mut self, sequence: OciSequence) -> Self {
+        self.oci_sequence = sequence;
+        self
+    }
+    /// With `oci_on` set (see the field).
+    #[must_use]
+    pub fn with_oci_on(mut self, on: OciOn) -> Self {
+        self.oci_on = on;
+        self
+    }
+    /// With `lci_in` set (see the field).
+    #[must_use]
+    pub fn with_lci_in(mut self, lci_in: LciIn) -> Self {
+        self.lci_in = lci_in;
+        self
+    }
+    /// With `sequence_reset_after` set (see the field).
+    #[must_use]
+    pub fn with_sequence_reset_after(mut self, after: Option<Duration>) -> Self {
+        self.sequence_reset_after = after;
+        self
+    }
+
     /// The preset named `name` ([`UpProfile::PRESETS`]).
     pub fn preset(name: &str) -> Option<UpProfile> {
         let base = UpProfile::default();
