@@ -31,7 +31,7 @@ fn clause_6_2_4_3_2_3_no_peer_sees_a_change_of_1_or_2_points() {
     let mut news = 0;
     // Arrivals wandering around the target under a deep cut: the law's share moves a little
     // every interval.
-    for (k, arrived) in [1000, 97, 99, 103, 95, 101, 94, 106, 100, 92, 98, 104]
+    for (k, arrived) in [1000, 97, 120, 80, 110, 90, 125, 75, 100, 130, 70, 104]
         .into_iter()
         .enumerate()
     {
@@ -290,4 +290,31 @@ fn clock_numbers_cross_the_wrap_and_stay_newer() {
         seen.contains(&(u32::MAX - 2)) && seen.iter().any(|&s| s < 10),
         "{seen:?}"
     );
+}
+
+/// Alone on the grid, a peer admits what its level admits, not the law's share: arrivals
+/// exactly as its level admits are no error for the trim, and the law keeps it at that level
+/// (a trim on the grid's rounding would walk it from one level to the next and back).
+#[test]
+fn a_lone_peer_that_sheds_what_its_level_says_stays_there() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(adaptive().with_target_load(1.0));
+    r.set_peer_ovrl(1, true);
+    let mut told = Vec::new();
+    let mut applied = 0u8;
+    for k in 0..40u64 {
+        let t = now + Duration::from_millis(200 * k);
+        // A demand of 5x: the peer sends what its metric admits.
+        let arrived = (500.0 * (1.0 - f64::from(applied) / 100.0)).round() as u64;
+        for _ in 0..arrived {
+            r.record_arrival(&1);
+        }
+        r.handle_measurement(&overloaded(arrived), t);
+        if let Some(oci) = r.oci_for(&1, MOD, None, t) {
+            applied = oci.metric.percent();
+            told.push(applied);
+        }
+    }
+    // 1 - 100/500 = 80 %: the nearest level is 81; told once, never changed.
+    assert_eq!(told, [81], "{told:?}");
 }
