@@ -115,9 +115,9 @@ pub struct UpArgs {
     /// burstiness of the arrivals.
     #[arg(long)]
     pub fixed_target_load: bool,
-    /// Tell every CP function the same, rounded, Overload Reduction Metric instead of
-    /// dithering it across them (by default each is told one of the two whole metrics around
-    /// the law's share, so that together they admit that share).
+    /// Tell every CP function the same Overload Reduction Metric, the level of the 3-point
+    /// grid nearest the law's, instead of dithering it across them (by default each is told
+    /// one of the two levels around the law's share, so that together they admit that share).
     #[arg(long)]
     pub no_dither: bool,
     /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
