@@ -70,6 +70,60 @@ impl ProfileArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Wrapper {
+        #[arg(long)]
+        entity_scoped: bool,
+        #[command(flatten)]
+        behaviour: ProfileArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<UpProfile, String> {
+        let w = Wrapper::try_parse_from(std::iter::once("up").chain(argv.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        w.behaviour.profile(w.entity_scoped)
+    }
+
+    #[test]
+    fn the_flags_parse_into_the_profile_they_name() {
+        assert_eq!(parse(&[]), Ok(UpProfile::default()));
+        let p = parse(&[
+            "--profile",
+            "heartbeat-lci",
+            "--oci-scope",
+            "entity",
+            "--oci-sequence",
+            "clock-near-wrap:30",
+            "--oci-on",
+            "periodic:500",
+            "--sequence-reset-secs",
+            "2.5",
+        ])
+        .unwrap();
+        assert_eq!(p.lci_in, LciIn::Heartbeat);
+        assert_eq!(p.oci_scope, OciScope::Entity);
+        assert_eq!(
+            p.oci_sequence,
+            OciSequence::ClockNearWrap {
+                wrap_in: Duration::from_secs(30)
+            }
+        );
+        assert_eq!(p.oci_on, OciOn::Periodic(Duration::from_millis(500)));
+        assert_eq!(p.sequence_reset_after, Some(Duration::from_millis(2500)));
+        for bad in [
+            &["--oci-on", "sometimes"][..],
+            &["--profile", "nonsense"],
+            &["--oci-sequence", "clock-near-wrap:x"],
+            &["--lci-in", "everywhere"],
+            &["--entity-scoped", "--oci-scope", "node"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        let e = parse(&["--oci-on", "sometimes"]).unwrap_err();
+        assert!(e.contains("every-nth:N"), "{e}");
+    }
 
     #[test]
     fn flags_change_the_preset_and_entity_scoped_still_works() {
