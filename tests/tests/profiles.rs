@@ -302,3 +302,52 @@ fn both_scopes_bring_the_arrivals_down() {
         assert!(late < 250, "{scope}: {late}");
     }
 }
+
+/// Clause 6.2.4.3.2, "prepared to receive (and process)" a smaller number after a restart: a
+/// UP function that restarts (a new Recovery Time Stamp) counts its OCI numbers from 1 again,
+/// a few dozen below what the CP holds, well within the reset window; the CP learns of the
+/// restart (Cause 72, a new association with the new stamp), flushes what it held, and
+/// applies the new count's OCIs.
+#[test]
+fn a_restart_with_a_new_recovery_time_stamp_lets_the_lower_numbers_in() {
+    let (mut net, seen) = run(UpProfile::default(), 2);
+    let before = ocis(&seen);
+    let high = before.iter().map(|o| o.sequence_number.0).max().unwrap();
+    assert!(high > 3, "{high}");
+    let node = pfcp_overload::Scope::Node(up_key(0));
+    let held = net.cp.cp().unwrap().overload().get(&node).unwrap();
+    assert_eq!(held.sequence_number, high);
+    net.restart_up(0, 2000);
+    // A storm on the restarted UP: the first request gets Cause 72, the CP sets the
+    // association up again and resets the peer's overload state.
+    let start = net.now;
+    let mut seid = 1_000_000;
+    let mut new = Vec::new();
+    let mut read = net.outcomes.len();
+    while net.now < start + Duration::from_secs(1) {
+        seid += 1;
+        net.establish(0, seid, &RequestProfile::default());
+        net.after(Duration::from_millis(1));
+        for (_, result) in &net.outcomes[read..] {
+            let Ok(r) = result else { continue };
+            if r.is_local() {
+                continue;
+            }
+            if let Some(o) = r.message().unwrap().overload_control_information().unwrap() {
+                new.push(o);
+            }
+        }
+        read = net.outcomes.len();
+    }
+    let first = new.first().expect("the restarted UP tells its overload");
+    assert!(first.sequence_number.0 < high, "{first:?} after {high}");
+    let now = net.now;
+    let cp = net.cp.cp().unwrap();
+    let last = new.last().unwrap();
+    let held = cp.overload().get(&node).unwrap();
+    assert_eq!(held.sequence_number, last.sequence_number.0);
+    assert_eq!(
+        cp.overload().reduction(None, &up_key(0), now),
+        last.metric.percent()
+    );
+}

@@ -17,9 +17,9 @@ pub struct ProfileArgs {
     /// The scope of the OCIs: entity (no AOCI, the spec's default) or node (AOCI).
     #[arg(long, value_name = "SCOPE", conflicts_with = "entity_scoped")]
     pub oci_scope: Option<OciScope>,
-    /// Where the OCI sequence numbers come from: counter, clock (NTP seconds) or
-    /// clock-near-wrap[:SECS] (a clock that crosses the 32-bit wrap SECS seconds after the
-    /// start, 5 by default).
+    /// Where the OCI sequence numbers come from: counter, clock (NTP seconds),
+    /// clock-near-wrap or clock-near-wrap:SECS (a clock that crosses the 32-bit wrap SECS
+    /// seconds after the start, 5 by default).
     #[arg(long, value_name = "SOURCE")]
     pub oci_sequence: Option<OciSequence>,
     /// Which messages carry the OCI: until-current (until a CP function has the current

@@ -87,7 +87,13 @@ pub enum LciIn {
     Heartbeat,
 }
 
-/// The overload and load control behaviour of a UP function (see the [module docs](self)).
+/// The overload and load control behaviour of a UP function, one choice of each thing
+/// TS 29.244 leaves to the implementation: the scope of its OCIs (the PFCP entity by default,
+/// the Node ID with AOCI, 8.2.76), where its sequence numbers come from (a counter, or "e.g.
+/// ... a time stamp", 6.2.4.3.2), which messages carry its OCI ("in every message, ... or
+/// periodically", 6.2.4.2), where its LCI goes, and a count that starts again.
+/// [`UpProfile::preset`] names the ones seen in the field; [`UpProfile::default`] is this
+/// toolkit's UP function (`docs/overload-control.md`, "UP profiles").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct UpProfile {
