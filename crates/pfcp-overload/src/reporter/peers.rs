@@ -423,7 +423,11 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
                 refresh_at: (target.metric > 0 && !lead.is_zero())
                     .then(|| now.checked_add(lead))
                     .flatten(),
-                expires: now.checked_add(validity),
+                // The CP applies the validity as the Timer encodes it (rounded up, or for
+                // ever beyond what it encodes): what lapses is what the CP drops.
+                expires: timer(validity)
+                    .duration()
+                    .and_then(|applied| now.checked_add(applied)),
                 provisional: target.provisional.is_some(),
             };
             let p = self.peers.get_mut(peer)?;

@@ -318,3 +318,36 @@ fn a_lone_peer_that_sheds_what_its_level_says_stays_there() {
     // 1 - 100/500 = 80 %: the nearest level is 81; told once, never changed.
     assert_eq!(told, [81], "{told:?}");
 }
+
+/// The CP applies the Period of Validity as the Timer encodes it, rounded up (63 s is sent as
+/// 2 minutes): what a scope holds lapses then, not at the configured 63 s, and the end of the
+/// overload still goes to a peer between the two.
+#[test]
+fn clause_8_2_35_a_scope_holds_its_reduction_for_the_encoded_validity() {
+    let now = crate::test_now();
+    let mut r: OverloadReporter<u8> = OverloadReporter::new(
+        adaptive()
+            .with_validity(Duration::from_secs(63))
+            .with_refresh_before(Duration::from_secs(3)),
+    );
+    r.set_peer_ovrl(1, true);
+    r.handle_measurement(&overloaded(300), now);
+    let told = r.oci_for(&1, MOD, None, now).unwrap();
+    assert_eq!(
+        told.period_of_validity.duration(),
+        Some(Duration::from_secs(120))
+    );
+    // Nothing goes to the peer for 70 s; then the demand falls and the law opens.
+    let t = now + Duration::from_secs(70);
+    r.handle_measurement(&overloaded(10), t);
+    assert_eq!(r.metric(), 0);
+    let up = crate::NodeKey::fqdn("upf1.example.net");
+    let origin = OciOrigin::new(up.clone(), None);
+    let mut cp = OverloadTable::default();
+    cp.handle_oci(&origin, &told, now);
+    assert!(cp.reduction(None, &up, t) > 0, "the CP still holds it");
+    let end = r.oci_for(&1, MOD, None, t).unwrap();
+    assert_eq!(end.metric.percent(), 0);
+    cp.handle_oci(&origin, &end, t);
+    assert_eq!(cp.reduction(None, &up, t), 0);
+}
