@@ -24,9 +24,10 @@
 //! status line goes to stderr; the first line is `pfcp up: listening on ADDR ...`.
 //!
 //! The answers come from [`pfcp_sim::responder`] (the same UP responder `pfcp sim` runs), in the
-//! endpoint's request handler. The admission counters (cause-74 rejections) and the published
-//! Overload/Load Metrics are read from the `metrics` facade pfcp-node reports to, through an
-//! in-process recorder; the kernel's and the ingress guard's drops from the endpoint.
+//! endpoint's request handler. The admission's counters (cause-74 rejections) and gauges (the
+//! published Overload/Load Metrics, the queue) are read from the node
+//! (`pfcp_node::admission::AdmissionStats`) and exported to the `metrics` recorder every 20 ms
+//! (`up/snapshot.rs`); the kernel's and the ingress guard's drops from the endpoint.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
