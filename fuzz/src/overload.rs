@@ -15,7 +15,7 @@
 //!
 //! After every event the invariants are checked (see `Cp::check` in `overload/cp.rs` and
 //! `Up::check_*` in `overload/up.rs`): bounded tables; stored sequence numbers never go
-//! backwards except through expiry, reset, eviction or wrap
+//! backwards except through expiry, reset, eviction or a jump back beyond the reset window
 //! (`pfcp_overload::sequence::compare`); no entry outlives a `handle_timeout` at or after its
 //! expiry and `reduction` ignores expired entries; `poll_timeout` is the earliest expiry and
 //! lies after the instant just handled; the reporter's metric is a multiple of its step within
@@ -351,9 +351,11 @@ pub enum Event {
         /// Backlog.
         backlog: Count,
     },
-    /// UP: `handle_timeout(now)` of the reporter.
+    /// UP: the reporter's count of sequence numbers starts again (a restart; the mirror CP
+    /// learns of it and resets the peers).
     ReporterTimeout,
-    /// UP: advance to the reporter's `poll_timeout` (if later) and handle it.
+    /// UP: advance by the lead of the validity refresh (`validity - refresh_before`), so that
+    /// what the peers hold is due for extension.
     ReporterTimeoutAtPoll,
     /// UP: the OCI for 1 to 3 messages to a peer.
     OciFor {
@@ -401,7 +403,7 @@ pub enum Event {
 #[derive(Arbitrary, Debug, Clone)]
 pub struct Scenario {
     max_entries: u8,
-    wrap_window: SeqSpec,
+    reset_window: SeqSpec,
     max_events: u8,
     load_max_entries: u8,
     load_max_age: Option<DurSpec>,

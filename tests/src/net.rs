@@ -17,6 +17,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use pfcp_node::admission::UpProfile;
 use pfcp_node::{
     AdmissionConfig, CpConfig, LocalNode, Node, NodeConfig, NodeEvent, PeerEvent, RequestError,
     RequestId, RequestProfile, Response,
@@ -94,6 +95,8 @@ pub struct UpSpec {
     /// waits too long in its priority queue is refused with Cause 74 and its OCI); `None`: no
     /// admission, every session request reaches the responder at once.
     pub service_rate: Option<f64>,
+    /// The overload and load control behaviour of its admission (`None`: this toolkit's).
+    pub profile: Option<UpProfile>,
 }
 
 impl Default for UpSpec {
@@ -102,6 +105,7 @@ impl Default for UpSpec {
             heartbeat: None,
             alive: true,
             service_rate: None,
+            profile: None,
         }
     }
 }
@@ -116,6 +120,7 @@ impl UpSpec {
             heartbeat: defaults.heartbeat_interval,
             alive: true,
             service_rate: Some(rate),
+            profile: None,
         }
     }
 }
@@ -174,7 +179,10 @@ fn up_node(i: usize, spec: &UpSpec, rts: u32, now: Instant) -> (Node, Responder)
     let local = LocalNode::up(key.clone(), RecoveryTimeStamp(rts));
     let mut config = NodeConfig::new(local.clone()).with_heartbeat_interval(spec.heartbeat);
     if let Some(rate) = spec.service_rate {
-        config = config.with_admission(AdmissionConfig::new(key).with_service_rate(Some(rate)));
+        let admission = AdmissionConfig::new(key).with_service_rate(Some(rate));
+        // A clock's numbers count from the Recovery Time Stamp (NTP seconds of the start).
+        let admission = spec.profile.unwrap_or_default().apply(admission, rts);
+        config = config.with_admission(admission);
     }
     let node = Node::new(config, now).unwrap();
     (node, Responder::new(local, node_ie(&name), up_addr(i).ip()))

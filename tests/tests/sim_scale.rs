@@ -9,10 +9,7 @@ use pfcp_sim::traffic::Step;
 use pfcp_sim::{run, Plan, RunResult, Scenario, Strategy};
 
 fn up(capacity: f64) -> UpSpec {
-    UpSpec {
-        capacity,
-        queue: 256,
-    }
+    UpSpec::new(capacity, 256)
 }
 
 fn go(s: &Scenario, strategy: Strategy, plan: &Plan) -> RunResult {

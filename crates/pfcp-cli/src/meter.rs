@@ -1,11 +1,11 @@
 //! An in-process [`metrics`] recorder for `pfcp up` and `pfcp cp`.
 //!
-//! `pfcp-node` publishes what its admission and overload control do through the `metrics`
-//! facade (counters such as `pfcp_requests_rejected_total`, gauges such as
-//! `pfcp_overload_metric_published`; see the tables in `pfcp_node::admission` and
-//! `pfcp_node::cp`). The endpoint has no other API for them, so the tools install this
-//! recorder and read the values back for their status lines. It keeps every counter and gauge
-//! in memory, keyed by name and labels; histograms are discarded.
+//! `pfcp-node` publishes some of what its overload control does through the `metrics`
+//! facade (counters such as `pfcp_requests_rejected_total`; see the table in
+//! `pfcp_node::cp`), and `pfcp up` exports its admission's typed counters and gauges
+//! (`pfcp_node::admission::AdmissionStats`) there too. The tools install this recorder and read
+//! the counters back for their status lines. It keeps every counter and gauge in memory, keyed
+//! by name and labels; histograms are discarded.
 //!
 //! With `--metrics ADDR` the same values also go to a Prometheus exporter
 //! ([`metrics_exporter_prometheus`], its HTTP listener on `ADDR`): the global recorder is then
@@ -23,10 +23,9 @@ use metrics::{
 use metrics_exporter_prometheus::PrometheusBuilder;
 use metrics_util::layers::FanoutBuilder;
 
-/// One counter (a `u64`) or gauge (the bits of an `f64`), with a gauge's peak: a value
-/// held for less than the tools' one-second sampling (a burst's metric) is not lost.
+/// One counter (a `u64`) or gauge (the bits of an `f64`).
 #[derive(Debug, Default)]
-struct Cell(AtomicU64, AtomicU64);
+struct Cell(AtomicU64);
 
 impl CounterFn for Cell {
     fn increment(&self, value: u64) {
@@ -40,21 +39,10 @@ impl CounterFn for Cell {
 
 impl Cell {
     fn update_f64(&self, f: impl Fn(f64) -> f64) {
-        if let Ok(old) = self
+        let _ = self
             .0
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
                 Some(f(f64::from_bits(bits)).to_bits())
-            })
-        {
-            self.raise_peak(f(f64::from_bits(old)));
-        }
-    }
-
-    fn raise_peak(&self, value: f64) {
-        let _ = self
-            .1
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |bits| {
-                (value > f64::from_bits(bits)).then_some(value.to_bits())
             });
     }
 }
@@ -70,7 +58,6 @@ impl GaugeFn for Cell {
 
     fn set(&self, value: f64) {
         self.0.store(value.to_bits(), Ordering::Relaxed);
-        self.raise_peak(value);
     }
 }
 
@@ -99,19 +86,12 @@ impl Meter {
     }
 
     /// The gauge named `name` (without labels), if it was ever set.
-    pub(crate) fn gauge(&self, name: &str) -> Option<f64> {
+    #[cfg(test)]
+    fn gauge(&self, name: &str) -> Option<f64> {
         let map = self.gauges.lock().unwrap_or_else(|e| e.into_inner());
         map.iter()
             .find(|(k, _)| k.name() == name)
             .map(|(_, c)| f64::from_bits(c.0.load(Ordering::Relaxed)))
-    }
-
-    /// The largest value the gauge named `name` (without labels) ever held (not below 0).
-    pub(crate) fn gauge_peak(&self, name: &str) -> Option<f64> {
-        let map = self.gauges.lock().unwrap_or_else(|e| e.into_inner());
-        map.iter()
-            .find(|(k, _)| k.name() == name)
-            .map(|(_, c)| f64::from_bits(c.1.load(Ordering::Relaxed)))
     }
 }
 
@@ -244,11 +224,12 @@ mod tests {
         assert_eq!(meter.counter_where("rejected", not_72), 5);
         assert_eq!(meter.gauge("metric"), Some(45.0));
         assert_eq!(meter.gauge("absent"), None);
-        // A burst's metric: up and back to 0 between two samples; the peak keeps it.
-        rec.register_gauge(&g, &meta).set(80.0);
         rec.register_gauge(&g, &meta).decrement(30.0);
-        rec.register_gauge(&g, &meta).set(0.0);
-        assert_eq!(meter.gauge("metric"), Some(0.0));
-        assert_eq!(meter.gauge_peak("metric"), Some(80.0));
+        assert_eq!(meter.gauge("metric"), Some(15.0));
+        // A counter exported as an absolute value (from typed counters) only moves forward.
+        let k3 = Key::from_name("served");
+        rec.register_counter(&k3, &meta).absolute(10);
+        rec.register_counter(&k3, &meta).absolute(7);
+        assert_eq!(meter.counter_where("served", |_| true), 10);
     }
 }

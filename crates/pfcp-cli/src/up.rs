@@ -24,9 +24,11 @@
 //! status line goes to stderr; the first line is `pfcp up: listening on ADDR ...`.
 //!
 //! The answers come from [`pfcp_sim::responder`] (the same UP responder `pfcp sim` runs), in the
-//! endpoint's request handler. The admission counters (cause-74 rejections) and the published
-//! Overload/Load Metrics are read from the `metrics` facade pfcp-node reports to, through an
-//! in-process recorder; the kernel's and the ingress guard's drops from the endpoint.
+//! endpoint's request handler. The status lines read the admission's counters (cause-74
+//! rejections) and gauges (the published Overload/Load Metrics, the queue) from the node
+//! (`pfcp_node::admission::AdmissionStats`, `up/snapshot.rs`); the endpoint exports the node's
+//! counters to the `metrics` recorder; the kernel's and the ingress guard's drops come from the
+//! endpoint.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::process::ExitCode;
@@ -47,10 +49,12 @@ use tokio::sync::mpsc;
 use crate::meter;
 use crate::{io_error_text, now};
 
+pub mod profile;
 pub mod reports;
 pub mod series;
 mod snapshot;
 
+pub use profile::ProfileArgs;
 use reports::{LevelTrace, ReportCounts, ReportSessions};
 pub use reports::{ReportArgs, ReportTotals};
 use snapshot::Snapshot;
@@ -113,9 +117,9 @@ pub struct UpArgs {
     /// burstiness of the arrivals.
     #[arg(long)]
     pub fixed_target_load: bool,
-    /// Tell every CP function the same, rounded, Overload Reduction Metric instead of
-    /// dithering it across them (by default each is told one of the two whole metrics around
-    /// the law's share, so that together they admit that share).
+    /// Tell every CP function the same Overload Reduction Metric, the level of the 3-point
+    /// grid nearest the law's, instead of dithering it across them (by default each is told
+    /// one of the two levels around the law's share, so that together they admit that share).
     #[arg(long)]
     pub no_dither: bool,
     /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
@@ -150,6 +154,10 @@ pub struct UpArgs {
     /// Session Report Requests of this UP function (see `pfcp_cli::up::reports`).
     #[command(flatten)]
     pub reports: ReportArgs,
+    /// The overload and load control behaviour of another UP function (see
+    /// `pfcp_cli::up::profile`).
+    #[command(flatten)]
+    pub behaviour: ProfileArgs,
 }
 
 /// Run `pfcp up`; errors are one line on stderr.
@@ -264,7 +272,11 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         )
         .with_reporter(reporter);
     let heartbeat = (args.heartbeat_secs > 0).then(|| Duration::from_secs(args.heartbeat_secs));
-    let local = LocalNode::up(node.clone(), recovery_time_stamp());
+    let rts = recovery_time_stamp();
+    // The UP profile; a clock's numbers count from the Recovery Time Stamp (NTP seconds).
+    let profile = args.behaviour.profile(args.entity_scoped)?;
+    let admission = profile.apply(admission, rts.0);
+    let local = LocalNode::up(node.clone(), rts);
     let socket = pfcp_node::SocketConfig::default().with_recv_buffer(args.recv_buffer_kib * 1024);
     let mut config = EndpointConfig::new(local.clone())
         .with_admission(admission)
@@ -336,6 +348,9 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         endpoint.socket_buffers(),
         local.recovery_time_stamp.0
     );
+    if profile != pfcp_node::admission::UpProfile::default() {
+        eprintln!("pfcp up: UP profile: {profile}");
+    }
     let Channels { incoming, events } = channels;
     // Every request is answered in the handler; the channel only carries what it defers (none).
     drop(incoming);
@@ -447,10 +462,10 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
     }
     let snap = Snapshot::take(&meter, &counts, &endpoint);
     // The peak, not only the samples: a burst's metric can come and go within a second.
-    let peak = meter
-        .gauge_peak("pfcp_overload_metric_published")
-        .unwrap_or(0.0);
-    max_metric = max_metric.max(peak.round() as u64);
+    let peak = snapshot::AdmissionReading::of(&endpoint)
+        .stats
+        .overload_metric_peak;
+    max_metric = max_metric.max(u64::from(peak));
     let secs = now().duration_since(start).as_secs_f64();
     if series_ticks.is_some() {
         // The last, partial period: the series adds up to the totals.

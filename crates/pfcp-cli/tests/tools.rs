@@ -340,8 +340,17 @@ fn metrics_endpoints_serve_what_the_summaries_say() {
     );
     let s = summary(&cp.join().unwrap());
     // After the CP has settled every transaction, the UP's endpoint agrees with the CP's
-    // summary: every accepted answer the CP counted was served and counted by the UP.
-    let after = scrape(&up_metrics);
+    // summary: every accepted answer the CP counted was served and counted by the UP. `pfcp
+    // up` exports its admission's counters every 20 ms: the scrape waits for the next export.
+    let mut after = scrape(&up_metrics);
+    for _ in 0..50 {
+        let served = sample_sum(&after, "pfcp_admission_served_total", &[]);
+        if served >= n(&s, "/succeeded") as f64 {
+            break;
+        }
+        thread::sleep(Duration::from_millis(20));
+        after = scrape(&up_metrics);
+    }
     let accepted = sample_sum(
         &after,
         "pfcp_up_requests_answered_total",

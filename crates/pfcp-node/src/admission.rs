@@ -79,26 +79,27 @@
 //! while its last measurement said "not overloaded"; yet the queue may already be refusing
 //! requests (a burst at start-up, or a sudden one). A UP function in overload should tell its
 //! CP functions by how much to reduce (clause 6.2.4.3.1), and a cause-74 rejection without an
-//! OCI tells them nothing. So while the reporter's metric is 0, [`UpAdmission::oci_for`] gives
-//! a refusal (called with cause 74) towards a peer with OVRL an *overflow OCI* derived from the
-//! queue itself:
+//! OCI tells them nothing. So while the reporter's metric is 0, [`UpAdmission::oci_for`] hands
+//! a refusal (called with cause 74) towards a peer with OVRL to the reporter with the
+//! *overflow metric* the queue measured
+//! ([`OverloadReporter::oci_for_refusal`](pfcp_overload::OverloadReporter::oci_for_refusal)):
+//! the share of the requests offered since the episode began (the start of the control
+//! interval before the first refusal) beyond the reporter's target load, rounded **up** to the
+//! grid of the metrics it tells. The reporter tells it as a *provisional OCI*:
 //!
-//! * Metric: the cut that brings the requests offered since the episode began (the start of
-//!   the control interval before the first refusal) to the reporter's target load,
-//!   `1 - target_load x kept / offered`, rounded **up** to the reporter's step, at most the
-//!   reporter's `max_metric`; none while the surplus is within what the target allows;
 //! * node-scoped (AOCI=1, clause 8.2.76): the queue measures the whole UP function;
-//! * Period of Validity [`AdmissionConfig::overflow_oci_validity`](crate::admission::AdmissionConfig::overflow_oci_validity) (default 2 s): it only
-//!   bridges until the reporter's first measured metric, and a one-off burst must not throttle
-//!   the CP functions for the reporter's full validity;
-//! * a fresh Overload Control Sequence Number whenever the value rises, or once half its
-//!   validity has passed (6.2.4.3.2: extending the validity needs a new number); the same
-//!   number, and the same OCI, on every other refusal in between.
+//! * Period of Validity [`ReporterConfig::provisional_validity`](pfcp_overload::ReporterConfig::provisional_validity)
+//!   (default 2 s): it only bridges until the reporter's first measured metric, and a one-off
+//!   burst must not throttle the CP functions for the reporter's full validity;
+//! * a number of the reporter's own count, which every number on the wire comes from: a new
+//!   one when the value rises or half its validity has passed (6.2.4.3.2: extending the
+//!   validity needs a new number), the same one in between;
+//! * its end (metric 0, a new number) to the peers that hold it once a control interval passed
+//!   without a refusal.
 //!
-//! As soon as the reporter publishes a metric, its OCIs take over and the overflow OCI is no
-//! longer used; the reporter's numbers are shifted on the wire so that they stay newer than
-//! every overflow OCI (see `admission/overflow.rs`). Without refusals while the reporter's
-//! metric is 0, nothing changes: the reporter's OCIs go out exactly as before.
+//! As soon as the reporter publishes a metric, its OCIs take over, with newer numbers. Without
+//! refusals while the reporter's metric is 0, nothing changes: the reporter's OCIs go out
+//! exactly as they would.
 //!
 //! ## Example
 //!
@@ -159,30 +160,21 @@
 //! Node ID is commonly its address); the endpoint should fill `node` from its association
 //! table.
 //!
-//! ## Tracing and metrics
+//! ## Tracing and counters
 //!
 //! Every decision emits a `tracing` event (`debug` per request, `info` when a published metric
-//! changes) with structured fields (`peer`, `sequence`, `message_type`, `priority`, ...).
-//! Counters and gauges go through the `metrics` facade (a no-op without a recorder):
-//!
-//! | name | kind | labels | meaning |
-//! |---|---|---|---|
-//! | `pfcp_admission_offered_total` | counter | `outcome` = `queued`, `rejected`, `bypassed` | requests offered to [`UpAdmission::offer`] |
-//! | `pfcp_requests_rejected_total` | counter | `reason` = `queue_full`, `evicted`, `expired` | requests refused with cause 74 |
-//! | `pfcp_admission_served_total` | counter | | requests served |
-//! | `pfcp_admission_queue_depth` | gauge | | requests waiting |
-//! | `pfcp_overload_metric_published` | gauge | | Overload Reduction Metric published (%) |
-//! | `pfcp_load_metric_published` | gauge | | Load Metric published (%) |
-//! | `pfcp_oci_sent_total` | counter | | OCIs handed out for piggybacking |
-//! | `pfcp_overflow_oci_issued_total` | counter | | overflow OCIs issued (each a new sequence number) |
-//! | `pfcp_lci_sent_total` | counter | | LCIs handed out for piggybacking |
+//! changes) with structured fields (`peer`, `sequence`, `message_type`, `priority`, ...). The
+//! counters are typed ([`AdmissionStats`], from [`UpAdmission::stats`]); the gauges are read
+//! from the admission: [`UpAdmission::len`] (the queue depth), [`UpAdmission::overload_metric`]
+//! and [`UpAdmission::load_metric`] (the metrics published). The module never touches a global
+//! registry; the endpoint and the tools export what they read.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use pfcp_overload::{LoadReporter, NodeKey, OverloadReporter};
+use pfcp_overload::{LoadReporter, NodeKey, OverloadReporter, SequenceMode};
 use pfcp_throttle::{Classifier, Procedure};
 use pfcp_wire::{Cause, DecodeError, Header, MessagePriority, MessageType};
 
@@ -197,6 +189,7 @@ const PRIORITIES: usize = 16;
 const MAX_CATCH_UP: u32 = 64;
 
 mod overflow;
+mod profile;
 mod rejection;
 mod report;
 mod surplus;
@@ -204,6 +197,7 @@ mod top;
 mod types;
 mod window;
 use overflow::Overflow;
+pub use profile::{LciIn, OciOn, OciScope, OciSequence, ProfileError, UpProfile};
 use rejection::node_id_of;
 use surplus::Surplus;
 use top::TopPriority;
@@ -244,6 +238,9 @@ pub struct UpAdmission {
     reporter: OverloadReporter<PeerKey>,
     load: LoadReporter<PeerKey>,
     overflow: Overflow,
+    /// When the count of OCI sequence numbers starts again
+    /// ([`AdmissionConfig::sequence_reset_after`](crate::admission::AdmissionConfig::sequence_reset_after)).
+    sequence_reset_at: Option<Instant>,
     stats: AdmissionStats,
 }
 
@@ -285,6 +282,9 @@ impl UpAdmission {
         }
         node_id_of(&config.node_id)?;
         let mut reporter_config = config.reporter.clone();
+        if let Some(ntp) = config.oci_clock {
+            reporter_config.sequence = SequenceMode::ntp_seconds(now, ntp);
+        }
         if let (None, Some(rate)) = (reporter_config.capacity, config.service_rate) {
             reporter_config = reporter_config.with_capacity(Some(rate * interval.as_secs_f64()));
         }
@@ -294,9 +294,12 @@ impl UpAdmission {
             let bounded = capacity * bound.as_secs_f64() / interval.as_secs_f64();
             reporter_config.backlog_target = reporter_config.backlog_target.max(bounded);
         }
-        let overflow = Overflow::new(config.overflow_oci_validity)?;
+        let sequence_reset_at = config
+            .sequence_reset_after
+            .and_then(|after| now.checked_add(after));
         Ok(UpAdmission {
-            overflow,
+            overflow: Overflow::default(),
+            sequence_reset_at,
             classifier: Classifier::new(config.classifier.clone()),
             reporter: OverloadReporter::new(reporter_config),
             load: LoadReporter::new(config.load_reporter.clone()),
@@ -324,12 +327,12 @@ impl UpAdmission {
         &self.config
     }
 
-    /// Counters since creation.
+    /// Counters since creation (the endpoint and the tools export them).
     pub fn stats(&self) -> &AdmissionStats {
         &self.stats
     }
 
-    /// Requests waiting.
+    /// Requests waiting: the queue depth.
     pub fn len(&self) -> usize {
         self.len
     }
@@ -385,7 +388,6 @@ impl UpAdmission {
         self.advance(now);
         if !is_admitted(request.message_type) {
             self.stats.bypassed += 1;
-            metrics::counter!("pfcp_admission_offered_total", "outcome" => "bypassed").increment(1);
             tracing::debug!(
                 peer = %request.peer,
                 sequence = request.sequence.value(),
@@ -425,8 +427,6 @@ impl UpAdmission {
                     if let Some(e) = &evicted {
                         self.charge_refusal(now);
                         self.stats.evicted += 1;
-                        metrics::counter!("pfcp_requests_rejected_total", "reason" => "evicted")
-                            .increment(1);
                         tracing::debug!(
                             peer = %e.peer,
                             sequence = e.sequence.value(),
@@ -441,10 +441,6 @@ impl UpAdmission {
                 _ => {
                     self.charge_refusal(now);
                     self.stats.rejected += 1;
-                    metrics::counter!("pfcp_admission_offered_total", "outcome" => "rejected")
-                        .increment(1);
-                    metrics::counter!("pfcp_requests_rejected_total", "reason" => "queue_full")
-                        .increment(1);
                     tracing::debug!(
                         peer = %request.peer,
                         sequence = request.sequence.value(),
@@ -460,8 +456,6 @@ impl UpAdmission {
                 }
             }
         };
-        metrics::counter!("pfcp_admission_offered_total", "outcome" => "queued").increment(1);
-        self.publish_depth();
         admit
     }
 
@@ -523,8 +517,10 @@ impl UpAdmission {
     }
 
     /// The next instant at which something is due: a request can be served (the service
-    /// model, while requests wait), a control interval ends, the OCI validity must be
-    /// refreshed, or a request exceeds `max_wait`. It may be in the past (then it is due now).
+    /// model, while requests wait), a control interval ends, a request exceeds `max_wait`, or
+    /// the count of OCI sequence numbers starts again. It may be in the past (then it is due
+    /// now). (The OCI validity needs no timer: it is extended when a message to a peer finds
+    /// it due.)
     pub fn poll_timeout(&self) -> Option<Instant> {
         let mut t = Some(self.interval_end);
         let mut earliest = |c: Option<Instant>| {
@@ -535,7 +531,7 @@ impl UpAdmission {
         if self.len > 0 && self.service_step.is_some() {
             earliest(Some(self.next_free));
         }
-        earliest(self.reporter.poll_timeout());
+        earliest(self.sequence_reset_at);
         if self.reporter.metric() > 0 {
             earliest(Some(self.window.next_end()));
         }
@@ -547,8 +543,8 @@ impl UpAdmission {
         t
     }
 
-    /// Close the control intervals that ended by `now` (feeding the reporters), refresh the
-    /// OCI validity if due, and take out requests past `max_wait`.
+    /// Close the control intervals that ended by `now` (feeding the reporters) and take out
+    /// requests past `max_wait`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.advance(now);
         self.sweep(now);
@@ -581,11 +577,6 @@ impl UpAdmission {
                 .get(usize::from(p))
                 .is_some_and(|q| !q.is_empty())
         })
-    }
-
-    /// The queue-depth gauge follows every change of `len`: arrival, service, expiry.
-    fn publish_depth(&self) {
-        metrics::gauge!("pfcp_admission_queue_depth").set(self.len as f64);
     }
 
     /// How long a request of message priority `p` may wait: its configured limit (priority 0
@@ -665,7 +656,6 @@ impl UpAdmission {
             q.pop_front()?
         };
         self.len -= 1;
-        self.publish_depth();
         Some(waiting)
     }
 
@@ -693,8 +683,6 @@ impl UpAdmission {
                 if let Some(w) = q.pop_front() {
                     self.len -= 1;
                     self.stats.expired += 1;
-                    metrics::counter!("pfcp_requests_rejected_total", "reason" => "expired")
-                        .increment(1);
                     tracing::debug!(
                         peer = %w.request.peer,
                         sequence = w.request.sequence.value(),
@@ -705,9 +693,6 @@ impl UpAdmission {
                     self.expired.push_back(w.request);
                 }
             }
-        }
-        if self.expired.len() > before {
-            self.publish_depth();
         }
         for _ in before..self.expired.len() {
             self.charge_refusal(now);
@@ -736,13 +721,11 @@ impl UpAdmission {
     /// A request refused with [`WhenFull::Drop`] was dropped (counted; no answer).
     pub fn dropped(&mut self) {
         self.stats.dropped += 1;
-        metrics::counter!("pfcp_admission_dropped_total").increment(1);
     }
 
     fn count_served(&mut self) {
         self.served += 1;
         self.stats.served += 1;
-        metrics::counter!("pfcp_admission_served_total").increment(1);
     }
 }
 

@@ -44,12 +44,15 @@
 //! ## Sending end (UP function)
 //!
 //! * [`OverloadReporter`]: turns one [`Measurement`] per control interval into the Overload
-//!   Reduction Metric, refreshes the Period of Validity with a new sequence number while the
-//!   overload lasts, and answers [`OverloadReporter::oci_for`]: which OCI to piggyback on the
-//!   next response or Session Report Request to a given peer. The default law
+//!   Reduction Metric and answers [`OverloadReporter::oci_for`]: which OCI to piggyback on the
+//!   next response or Session Report Request to a given peer. It owns every Overload Control
+//!   Sequence Number: a peer gets a new one only when what it is told changes or its Period
+//!   of Validity must be extended, and a refusal before the law has a metric carries a
+//!   provisional OCI ([`OverloadReporter::oci_for_refusal`]). The default law
 //!   ([`ControlLaw::Adaptive`]) feeds forward from the demand each peer's traffic shows under
-//!   the metric it was told, trims on what actually arrives, and dithers the metric across
-//!   peers ([`ReporterConfig::dither`]); [`ReporterConfig::feed_forward`] (below) is the first
+//!   the metric it was told, trims on what actually arrives, and spreads the peers over the
+//!   levels of a 3-point grid around its share ([`ReporterConfig::dither`],
+//!   [`ReporterConfig::peer_step`]); [`ReporterConfig::feed_forward`] (below) is the first
 //!   law, in 5-point steps, raised at once and lowered after a dwell.
 //! * [`LoadReporter`]: the Load Metric with hysteresis, and [`LoadReporter::lci_for`].
 //!
@@ -76,7 +79,13 @@
 //! assert!(up
 //!     .oci_for(&"smf1", MessageType::SESSION_DELETION_RESPONSE, Some(Cause::REQUEST_ACCEPTED), t0)
 //!     .is_none());
-//! assert_eq!(up.poll_timeout(), Some(t0 + Duration::from_secs(25)));
+//! // 25 s later (5 s before the 30 s run out) the same metric goes with a new number.
+//! let t25 = t0 + Duration::from_secs(25);
+//! let refresh = up
+//!     .oci_for(&"smf1", MessageType::SESSION_DELETION_RESPONSE, Some(Cause::REQUEST_ACCEPTED), t25)
+//!     .expect("the validity is extended");
+//! assert_eq!(refresh.metric.percent(), 50);
+//! assert!(refresh.sequence_number.0 > oci.sequence_number.0);
 //! ```
 
 #![forbid(unsafe_code)]
@@ -105,12 +114,12 @@ pub mod scope;
 pub mod sequence;
 
 pub use load::{Candidate, CandidateView, LciOutcome, LoadConfig, LoadTable, UpSelector};
-pub use load_reporter::{LoadReporter, LoadReporterConfig};
+pub use load_reporter::{LciPlacement, LoadReporter, LoadReporterConfig};
 pub use receiver::{
     IgnoreReason, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, ScopeState,
 };
 pub use reporter::{
-    ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ReporterConfig,
+    ControlLaw, InclusionPolicy, Measurement, OverloadReporter, ProvisionalOci, ReporterConfig,
     ReporterConfigError, SequenceMode, WindowMeasurement,
 };
 pub use scope::{NodeKey, OciOrigin, Scope};

@@ -2,21 +2,24 @@
 //! Control Information of each UP function, and a UP selector for new sessions.
 //!
 //! * LCI is always node-scoped: keyed by the UP's Node ID (6.2.3.3.1).
-//! * Sequencing as for OCI (6.2.3.3.2): larger is newer; equal and smaller are ignored unless
-//!   the counter wrapped ([`crate::sequence`]) or the peer was reset
-//!   ([`LoadTable::reset_peer`]). LCI has no validity period; [`LoadConfig::max_age`]
-//!   optionally treats an old report as unknown.
+//! * Sequencing as for OCI (6.2.3.3.2): serial numbers, newer replaces; equal and older are
+//!   ignored unless the number lies beyond [`LoadConfig::reset_window`] behind (a restarted
+//!   counter, [`crate::sequence`]) or the peer was reset ([`LoadTable::reset_peer`]). LCI has no
+//!   validity period; [`LoadConfig::max_age`] optionally treats an old report as unknown.
+//! * Carriers (Table 7.3-1): Session Establishment, Modification and Deletion Responses and
+//!   Session Report Requests; with [`LoadConfig::heartbeat_lci`] (the default) also Heartbeat
+//!   Requests and Responses, where some UP functions put it although the table does not.
 //! * A high load does not throttle anything: it steers *new* sessions ([`UpSelector`]).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use pfcp_wire::ie::LoadControlInformation;
-use pfcp_wire::{DecodeError, IeType, Message};
+use pfcp_wire::{DecodeError, IeType, Message, MessageType};
 
 use crate::receiver::OverloadTable;
 use crate::scope::NodeKey;
-use crate::sequence::{compare, DEFAULT_WRAP_WINDOW};
+use crate::sequence::{compare, SequenceOrder, DEFAULT_RESET_WINDOW};
 
 /// Configuration of a [`LoadTable`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,18 +27,25 @@ use crate::sequence::{compare, DEFAULT_WRAP_WINDOW};
 pub struct LoadConfig {
     /// Most UP functions tracked. Default 4096; when full, the stalest report is dropped.
     pub max_entries: usize,
-    /// Wrap window for sequence numbers. Default 1 % of the space.
-    pub wrap_window: u32,
+    /// How far behind the stored sequence number a received one must lie to be taken for a
+    /// restarted counter ([`crate::sequence`]). Default [`DEFAULT_RESET_WINDOW`].
+    pub reset_window: u32,
     /// A report older than this counts as unknown. Default `None` (reports never age).
     pub max_age: Option<Duration>,
+    /// Read the LCI of Heartbeat Requests and Responses too. Table 7.3-1 does not list them as
+    /// carriers, but some UP functions send their load only there (with the heartbeat's
+    /// period); the Load Control Sequence Number orders them with the rest. Default true:
+    /// being prepared to read it costs nothing when a peer does not send it.
+    pub heartbeat_lci: bool,
 }
 
 impl Default for LoadConfig {
     fn default() -> Self {
         LoadConfig {
             max_entries: 4096,
-            wrap_window: DEFAULT_WRAP_WINDOW,
+            reset_window: DEFAULT_RESET_WINDOW,
             max_age: None,
+            heartbeat_lci: true,
         }
     }
 }
@@ -47,10 +57,16 @@ impl LoadConfig {
         self.max_entries = max_entries;
         self
     }
-    /// With `wrap_window` set (see the field).
+    /// With `reset_window` set (see the field).
     #[must_use]
-    pub fn with_wrap_window(mut self, wrap_window: u32) -> Self {
-        self.wrap_window = wrap_window;
+    pub fn with_reset_window(mut self, reset_window: u32) -> Self {
+        self.reset_window = reset_window;
+        self
+    }
+    /// With `heartbeat_lci` set (see the field).
+    #[must_use]
+    pub fn with_heartbeat_lci(mut self, heartbeat_lci: bool) -> Self {
+        self.heartbeat_lci = heartbeat_lci;
         self
     }
     /// With `max_age` set (see the field).
@@ -103,7 +119,9 @@ impl LoadTable {
         }
     }
 
-    /// Process the LCI of a message from UP function `node`, if it carries one.
+    /// Process the LCI of a message from UP function `node`, if it carries one: a message of
+    /// Table 7.3-1's carriers, or a Heartbeat Request or Response with
+    /// [`LoadConfig::heartbeat_lci`].
     pub fn handle_message(
         &mut self,
         node: &NodeKey,
@@ -111,7 +129,10 @@ impl LoadTable {
         now: Instant,
     ) -> Option<LciOutcome> {
         let raw = msg.find(IeType::LOAD_CONTROL_INFORMATION)?;
-        if !msg.message_type().may_carry_oci() {
+        let ty = msg.message_type();
+        let heartbeat =
+            ty == MessageType::HEARTBEAT_REQUEST || ty == MessageType::HEARTBEAT_RESPONSE;
+        if !(ty.may_carry_oci() || heartbeat && self.config.heartbeat_lci) {
             return Some(LciOutcome::UnexpectedMessage);
         }
         Some(match raw.decode_as::<LoadControlInformation>() {
@@ -130,15 +151,13 @@ impl LoadTable {
         let seq = lci.sequence_number.0;
         let load = lci.metric.percent();
         if let Some(e) = self.entries.get_mut(node) {
-            let order = compare(e.seq, seq, self.config.wrap_window);
-            if order.is_newer() {
-                *e = LoadEntry { seq, load, at: now };
-                return LciOutcome::Applied { load };
-            }
-            return if e.seq == seq {
-                LciOutcome::Duplicate
-            } else {
-                LciOutcome::Stale
+            return match compare(e.seq, seq, self.config.reset_window) {
+                SequenceOrder::Same => LciOutcome::Duplicate,
+                SequenceOrder::Older => LciOutcome::Stale,
+                SequenceOrder::Newer | SequenceOrder::Reset => {
+                    *e = LoadEntry { seq, load, at: now };
+                    LciOutcome::Applied { load }
+                }
             };
         }
         if self.entries.len() >= self.config.max_entries {
@@ -452,6 +471,61 @@ mod tests {
             t.handle_lci(&n, &lci(1, 10), now),
             LciOutcome::Applied { load: 10 }
         );
+    }
+
+    /// Clause 6.2.3.3.2 with serial numbers: newer across the wrap, a late pre-wrap number
+    /// older after it; a number beyond the reset window behind is a restarted counter.
+    #[test]
+    fn clause_6_2_3_3_2_serial_order_and_reset() {
+        let now = crate::test_now();
+        let n = NodeKey::fqdn("upf1");
+        let mut t = LoadTable::default();
+        t.handle_lci(&n, &lci(u32::MAX, 40), now);
+        assert_eq!(
+            t.handle_lci(&n, &lci(3, 60), now),
+            LciOutcome::Applied { load: 60 }
+        );
+        assert_eq!(t.handle_lci(&n, &lci(u32::MAX, 40), now), LciOutcome::Stale);
+        assert_eq!(t.load(&n, now), Some(60));
+        t.handle_lci(&n, &lci(100_000, 70), now);
+        assert_eq!(
+            t.handle_lci(&n, &lci(100_000 - 4096, 10), now),
+            LciOutcome::Stale
+        );
+        assert_eq!(
+            t.handle_lci(&n, &lci(1, 10), now),
+            LciOutcome::Applied { load: 10 }
+        );
+    }
+
+    /// Some UP functions send their LCI only in Heartbeat messages (not a carrier of Table
+    /// 7.3-1): read by default, refused as unexpected when `heartbeat_lci` is off.
+    #[test]
+    fn an_lci_in_a_heartbeat_is_read_unless_turned_off() {
+        // Heartbeat Request (clause 7.4.2.1): Recovery Time Stamp, then an LCI of sequence
+        // number 9 and metric 42 (Table 7.5.3.3-1), as scapy dissects it.
+        let b = pfcp_wire::owned::parse_hex(concat!(
+            "2001001d00000100",
+            "00600004e8f4a2b0",
+            "0033000d00340004000000090035",
+            "00012a"
+        ))
+        .unwrap();
+        let msg = Message::decode(&b).unwrap();
+        let now = crate::test_now();
+        let n = NodeKey::fqdn("upf1");
+        let mut t = LoadTable::default();
+        assert_eq!(
+            t.handle_message(&n, &msg, now),
+            Some(LciOutcome::Applied { load: 42 })
+        );
+        assert_eq!(t.load(&n, now), Some(42));
+        let mut strict = LoadTable::new(LoadConfig::default().with_heartbeat_lci(false));
+        assert_eq!(
+            strict.handle_message(&n, &msg, now),
+            Some(LciOutcome::UnexpectedMessage)
+        );
+        assert_eq!(strict.load(&n, now), None);
     }
 
     #[test]

@@ -5,12 +5,42 @@
 //! differs from the published one by at least [`LoadReporterConfig::step`] points, so small
 //! fluctuations never reach the CPs (clause 6.2.3.3.2 asks senders to avoid them). The Load
 //! Control Sequence Number changes with the content and only then.
+//!
+//! Where it goes ([`LciPlacement`]): on Table 7.3-1's carriers (Session Establishment,
+//! Modification and Deletion Responses, Session Report Requests), or, as some UP functions do
+//! although the table does not list them, only in Heartbeat Requests and Responses.
 
 use std::collections::HashMap;
 use std::hash::Hash;
 
 use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
 use pfcp_wire::MessageType;
+
+/// Which messages carry the LCI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum LciPlacement {
+    /// Session Establishment, Modification and Deletion Responses and Session Report Requests
+    /// (Table 7.3-1). The default.
+    #[default]
+    Responses,
+    /// Only Heartbeat Requests and Responses: not a carrier of Table 7.3-1, but where some UP
+    /// functions put it (the CP side reads it with `LoadConfig::heartbeat_lci`). The load then
+    /// reaches a CP function at the heartbeat's pace.
+    Heartbeat,
+}
+
+impl LciPlacement {
+    /// Whether a message of type `t` carries the LCI under this placement.
+    pub fn carries(self, t: MessageType) -> bool {
+        match self {
+            LciPlacement::Responses => t.may_carry_oci(),
+            LciPlacement::Heartbeat => {
+                t == MessageType::HEARTBEAT_REQUEST || t == MessageType::HEARTBEAT_RESPONSE
+            }
+        }
+    }
+}
 
 /// Configuration of a [`LoadReporter`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +52,8 @@ pub struct LoadReporterConfig {
     pub first_sequence: u32,
     /// Most peers tracked. Default 65536.
     pub max_peers: usize,
+    /// Which messages carry the LCI. Default [`LciPlacement::Responses`].
+    pub placement: LciPlacement,
 }
 
 impl Default for LoadReporterConfig {
@@ -30,6 +62,7 @@ impl Default for LoadReporterConfig {
             step: 5,
             first_sequence: 1,
             max_peers: 65_536,
+            placement: LciPlacement::Responses,
         }
     }
 }
@@ -51,6 +84,12 @@ impl LoadReporterConfig {
     #[must_use]
     pub fn with_max_peers(mut self, max_peers: usize) -> Self {
         self.max_peers = max_peers;
+        self
+    }
+    /// With `placement` set (see the field).
+    #[must_use]
+    pub fn with_placement(mut self, placement: LciPlacement) -> Self {
+        self.placement = placement;
         self
     }
 }
@@ -125,13 +164,14 @@ impl<P: Hash + Eq + Clone> LoadReporter<P> {
     }
 
     /// The LCI to piggyback on the next message of `message_type` to `peer`: only to peers
-    /// with LOAD, only on messages that may carry it, until the peer has the current number.
+    /// with LOAD, only on the messages of [`LoadReporterConfig::placement`], until the peer
+    /// has the current number.
     pub fn lci_for(
         &mut self,
         peer: &P,
         message_type: MessageType,
     ) -> Option<LoadControlInformation> {
-        if !message_type.may_carry_oci() {
+        if !self.config.placement.carries(message_type) {
             return None;
         }
         let load = self.published?;
@@ -178,5 +218,23 @@ mod tests {
             .unwrap();
         assert_eq!(second.sequence_number.0, first.sequence_number.0 + 1);
         assert!(r.lci_for(&"cp1", MessageType::HEARTBEAT_RESPONSE).is_none());
+    }
+
+    /// Placed in Heartbeat messages only: the session messages carry none.
+    #[test]
+    fn an_lci_placed_in_heartbeats_goes_only_there() {
+        let mut r = LoadReporter::new(
+            LoadReporterConfig::default().with_placement(LciPlacement::Heartbeat),
+        );
+        r.set_peer_load("cp1", true);
+        r.set_peer_load("cp2", true);
+        assert_eq!(r.handle_utilisation(0.42), Some(42));
+        assert!(r
+            .lci_for(&"cp1", MessageType::SESSION_MODIFICATION_RESPONSE)
+            .is_none());
+        let lci = r.lci_for(&"cp1", MessageType::HEARTBEAT_REQUEST).unwrap();
+        assert_eq!(lci.metric.percent(), 42);
+        assert!(r.lci_for(&"cp1", MessageType::HEARTBEAT_RESPONSE).is_none());
+        assert!(r.lci_for(&"cp2", MessageType::HEARTBEAT_RESPONSE).is_some());
     }
 }

@@ -3,10 +3,13 @@
 //!
 //! Rules, each with its clause:
 //!
-//! * **Sequencing** (6.2.4.3.2): a newer sequence number replaces the stored OCI and restarts
-//!   the Period of Validity; the same number is ignored and does *not* restart it; an older
-//!   one is ignored unless a reset is plausible: the stored OCI expired, the peer restarted or
-//!   re-associated ([`OverloadTable::reset_peer`]), or the counter wrapped ([`crate::sequence`]).
+//! * **Sequencing** (6.2.4.3.2): numbers compare as serial numbers ([`crate::sequence`]): a
+//!   newer one (up to 2^31 ahead, across the 32-bit wrap too) replaces the stored OCI and
+//!   restarts the Period of Validity; the same number is ignored and does *not* restart it; an
+//!   older one is ignored unless a reset is plausible: the stored OCI expired, the peer
+//!   restarted or re-associated ([`OverloadTable::reset_peer`]), or the number lies further
+//!   behind than a late retransmission can ([`OverloadConfig::reset_window`]; reported as
+//!   [`OverloadEvent::SequenceReset`]).
 //!   The number of an OCI whose validity ran out is remembered (per scope, bounded): the same
 //!   number again does not start a new period (6.2.4.3.2.1 NOTE 1), only a new one does.
 //! * **Validity** (8.2.35): a stopped timer (`0x00`) means the OCI is already expired; unit 111
@@ -32,7 +35,7 @@ use pfcp_wire::ie::{Metric, OverloadControlInformation};
 use pfcp_wire::{DecodeError, Message};
 
 use crate::scope::{NodeKey, OciOrigin, Scope};
-use crate::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
+use crate::sequence::{compare, SequenceOrder, DEFAULT_RESET_WINDOW};
 
 /// Configuration of an [`OverloadTable`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,8 +43,10 @@ use crate::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
 pub struct OverloadConfig {
     /// Most scopes tracked at once (entities and nodes together). Default 4096.
     pub max_entries: usize,
-    /// Wrap window for sequence numbers ([`crate::sequence`]). Default 1 % of the space.
-    pub wrap_window: u32,
+    /// How far behind the stored sequence number a received one must lie to be taken for a
+    /// reset of the sender's counter and processed, rather than for a late retransmission
+    /// ([`crate::sequence`]). Default [`DEFAULT_RESET_WINDOW`] (4096 numbers).
+    pub reset_window: u32,
     /// Most events queued for [`OverloadTable::poll_event`]; older ones are dropped and
     /// counted. Default 1024.
     pub max_events: usize,
@@ -51,7 +56,7 @@ impl Default for OverloadConfig {
     fn default() -> Self {
         OverloadConfig {
             max_entries: 4096,
-            wrap_window: DEFAULT_WRAP_WINDOW,
+            reset_window: DEFAULT_RESET_WINDOW,
             max_events: 1024,
         }
     }
@@ -64,10 +69,10 @@ impl OverloadConfig {
         self.max_entries = max_entries;
         self
     }
-    /// With `wrap_window` set (see the field).
+    /// With `reset_window` set (see the field).
     #[must_use]
-    pub fn with_wrap_window(mut self, wrap_window: u32) -> Self {
-        self.wrap_window = wrap_window;
+    pub fn with_reset_window(mut self, reset_window: u32) -> Self {
+        self.reset_window = reset_window;
         self
     }
     /// With `max_events` set (see the field).
@@ -136,6 +141,17 @@ pub enum OverloadEvent {
     Evicted(Scope),
     /// All state of a peer was discarded (restart, new association, release).
     Reset(NodeKey),
+    /// An OCI whose sequence number lies further behind the stored one than
+    /// [`OverloadConfig::reset_window`] was applied: the UP function's counter started again
+    /// (clause 6.2.4.3.2, "shall be prepared to receive (and process)").
+    SequenceReset {
+        /// The scope it applies to.
+        scope: Scope,
+        /// The stored sequence number.
+        stored: u32,
+        /// The received one.
+        received: u32,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -301,7 +317,7 @@ impl OverloadTable {
                     return self.ignore(Some(scope), IgnoreReason::Expired);
                 }
             } else {
-                match compare(stored.seq, seq, self.config.wrap_window) {
+                match compare(stored.seq, seq, self.config.reset_window) {
                     SequenceOrder::Same => {
                         return self.ignore(Some(scope), IgnoreReason::Duplicate)
                     }
@@ -312,7 +328,15 @@ impl OverloadTable {
                         };
                         return self.ignore(Some(scope), reason);
                     }
-                    SequenceOrder::Newer | SequenceOrder::Wrapped => {}
+                    SequenceOrder::Reset => {
+                        let stored = stored.seq;
+                        self.push_event(OverloadEvent::SequenceReset {
+                            scope: scope.clone(),
+                            stored,
+                            received: seq,
+                        });
+                    }
+                    SequenceOrder::Newer => {}
                 }
             }
         }

@@ -35,30 +35,39 @@
 //! reaches the CPs, admitted = target) plus a damped backlog correction; the closed-loop test
 //! (`tests/closed_loop.rs`) measures settling at 2x, 5x and 10x overload.
 //!
+//! ## What a peer is told
+//!
+//! Each peer is told a metric on a grid ([`ReporterConfig::metric_step`], 3 points for the
+//! default law), so no peer ever sees a change of 1 or 2 points (6.2.4.3.2.3); with
+//! [`ReporterConfig::dither`] the peers are spread over the two levels around the law's share
+//! ([`OverloadReporter::metric_for`]).
+//!
 //! ## Sequence numbers and validity
 //!
-//! The Overload Control Sequence Number changes only when the content changes or when the
-//! Period of Validity must be extended (6.2.4.3.2): while overloaded, [`OverloadReporter::
-//! poll_timeout`] fires [`ReporterConfig::refresh_before`] ahead of expiry and
-//! [`OverloadReporter::handle_timeout`] re-issues the same metric with a new number. Numbers
-//! come from a counter or, as 6.2.4.3.2 allows, from seconds since an epoch (survives restarts
-//! without storage).
+//! The reporter owns every Overload Control Sequence Number it sends: the law's, and the
+//! provisional OCIs of refusals before the law has a metric ([`OverloadReporter::
+//! oci_for_refusal`]). What each scope (entity, node) of each peer holds is remembered: a peer
+//! gets a new number only when what it is told changes, or when its Period of Validity must be
+//! extended ([`ReporterConfig::refresh_before`] ahead of its end, 6.2.4.3.2.1: "shall not be
+//! incremented otherwise"). Numbers come from a counter or, as 6.2.4.3.2 allows, from seconds
+//! since an epoch (survives restarts without storage); they only move forward in serial order
+//! ([`crate::sequence`]), so any number a peer gets is newer than the ones it got before.
+//! [`OverloadReporter::restart_sequence`] starts the count again, as a restart does.
 //!
 //! ## Inclusion ([`OverloadReporter::oci_for`])
 //!
 //! Only towards peers that advertised OVRL in CP Function Features (6.2.4.2), only on Session
-//! Establishment/Modification/Deletion Responses and Session Report Requests, only until the
-//! peer has the current sequence number ([`InclusionPolicy::UntilCurrent`], or on every
-//! eligible message with [`InclusionPolicy::EveryMessage`]), and with AOCI where the spec
-//! requires it: a rejected Session Establishment Response (8.2.76). When the overload ends,
-//! metric 0 goes to every peer that was told a non-zero value, and to no one else.
+//! Establishment/Modification/Deletion Responses and Session Report Requests, on the messages
+//! the [`InclusionPolicy`] picks (by default until the peer has the current information), and
+//! with AOCI where the spec requires it: a rejected Session Establishment Response (8.2.76).
+//! When the overload ends, metric 0 goes to every scope of a peer that holds a non-zero value,
+//! and to no one else.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::time::Instant;
 
 use pfcp_wire::ie::{ControlSequenceNumber, Metric, OciFlags, OverloadControlInformation, Timer};
-use pfcp_wire::{Cause, MessageType};
 
 /// What the UP measured over one control interval.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -71,63 +80,52 @@ pub struct Measurement {
     pub backlog: u64,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-struct PeerState {
-    ovrl: bool,
-    told_entity: Option<u32>,
-    told_node: Option<u32>,
-    told_nonzero: bool,
-    /// The metric this peer was last told (it applies it from then on).
-    applied: u8,
-    /// Requests from it since the last flush ([`OverloadReporter::record_arrival`]).
-    arrived: u64,
-    /// Demand reconstructed from its arrivals earlier in the interval, under older metrics.
-    demand: f64,
-    /// Its place in the dither order, in `[0, 1)` ([`ReporterConfig::dither`]).
-    rank: f64,
-}
-
-impl PeerState {
-    /// The share of its traffic the peer sends while applying its metric.
-    fn admitted(&self) -> f64 {
-        admitted_share(self.applied)
-    }
-
-    /// Fold the arrivals so far into the demand, under the metric in force, and start
-    /// counting under `metric`.
-    fn told(&mut self, metric: u8) {
-        self.demand += self.arrived as f64 / self.admitted();
-        self.arrived = 0;
-        self.applied = metric;
-    }
-}
-
 /// Place `k` of a low-discrepancy order in `[0, 1)`: however many peers there are, any
 /// fraction of them lies below that fraction of the range, within about one peer.
 fn dither_rank(k: u64) -> f64 {
     const GOLDEN: f64 = 0.618_033_988_749_894_8;
-    // The first peer sits at the middle: alone, it is told the rounded metric.
+    // The first peer sits at the middle: alone, it is told the nearest level.
     (0.5 + k as f64 * GOLDEN).fract()
 }
 
-/// The published metric and the share around which peers are dithered.
+/// What the peers are told, copied out of the reporter so that `oci_for` can hold a peer's
+/// state mutably while it asks.
 #[derive(Debug, Clone, Copy)]
-struct Dither {
+struct Levels {
+    /// The law's metric, rounded (0: not overloaded).
     published: u8,
+    /// The law's metric before rounding: the value the peers are spread around.
     fine: f64,
-    on: bool,
-    max: u8,
+    /// Spread the peers over the two levels around `fine` by their rank.
+    dither: bool,
+    /// The law publishes on its own grid ([`ControlLaw::FeedForward`]'s steps).
+    stepped: bool,
+    /// The grid of the levels, in points.
+    step: u8,
+    /// The highest level.
+    top: u8,
 }
 
-impl Dither {
+impl Levels {
     /// The metric of the peer at `rank` (see [`ReporterConfig::dither`]).
     fn metric(self, rank: f64) -> u8 {
-        if self.published == 0 || !self.on {
-            return self.published;
+        if self.published == 0 {
+            return 0;
         }
-        let lo = self.fine.floor();
-        let metric = if rank < self.fine - lo { lo + 1.0 } else { lo };
-        metric.clamp(1.0, f64::from(self.max)) as u8
+        if self.stepped {
+            return self.published.min(self.top);
+        }
+        let step = f64::from(self.step.max(1));
+        let fine = self.fine.clamp(0.0, f64::from(self.top));
+        let lo = (fine / step).floor() * step;
+        // Alone, or undithered, a peer sits at the middle: the nearest level.
+        let rank = if self.dither { rank } else { 0.5 };
+        let metric = if rank < (fine - lo) / step {
+            lo + step
+        } else {
+            lo
+        };
+        metric.clamp(0.0, f64::from(self.top)) as u8
     }
 }
 
@@ -137,23 +135,31 @@ fn admitted_share(metric: u8) -> f64 {
     1.0 - f64::from(metric.min(99)) / 100.0
 }
 
-/// The UP side of overload control: metric computation and per-peer inclusion.
+/// The UP side of overload control: metric computation, sequence numbers and per-peer
+/// inclusion.
 #[derive(Debug, Clone)]
 pub struct OverloadReporter<P> {
     config: ReporterConfig,
     published: u8,
+    /// The last number issued.
     seq: u32,
     seq_started: bool,
+    /// The number the law's state was published with, and when.
+    law_seq: Option<u32>,
     published_at: Option<Instant>,
     history: VecDeque<u8>,
     lower_wishes: VecDeque<u8>,
     capacity_est: Option<f64>,
-    peers: HashMap<P, PeerState>,
+    peers: HashMap<P, peers::PeerState>,
     /// Peers ever tracked: the next one's place in the dither order.
     peers_seen: u64,
     /// The metric the law asked for, before rounding (`published` is its rounding).
     fine: f64,
     law: law::LawState,
+    /// The provisional OCI of the refusals while the law has no metric.
+    provisional: Option<peers::Provisional>,
+    /// The last refusal that asked for a provisional OCI.
+    last_refusal: Option<Instant>,
     /// Arrivals from peers without state (no association, table full) since the last interval.
     untracked: u64,
     /// Arrivals recorded per peer since the last interval (all of them, untracked included).
@@ -167,17 +173,14 @@ pub struct OverloadReporter<P> {
 impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// A reporter that is not overloaded.
     pub fn new(config: ReporterConfig) -> Self {
-        let seq = match config.sequence {
-            SequenceMode::Counter(start) => start,
-            SequenceMode::EpochSeconds { offset, .. } => offset,
-        };
         OverloadReporter {
             capacity_est: config.capacity,
             target_load: config.target_load,
+            seq: first_number(config.sequence),
             config,
             published: 0,
-            seq,
             seq_started: false,
+            law_seq: None,
             published_at: None,
             history: VecDeque::new(),
             lower_wishes: VecDeque::new(),
@@ -185,6 +188,8 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
             peers_seen: 0,
             fine: 0.0,
             law: law::LawState::default(),
+            provisional: None,
+            last_refusal: None,
             untracked: 0,
             recorded: 0,
             exempt: 0,
@@ -196,34 +201,33 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         &self.config
     }
 
-    /// The metric currently published (0 = not overloaded). With
-    /// [`ReporterConfig::dither`] the peers are told this value or the one next to it
-    /// ([`OverloadReporter::metric_for`]).
+    /// The law's metric, rounded (0 = not overloaded). The peers are told levels of the grid
+    /// around it ([`OverloadReporter::metric_for`]).
     pub fn metric(&self) -> u8 {
         self.published
     }
 
-    /// The metric `peer` is told now: [`OverloadReporter::metric`], or with
-    /// [`ReporterConfig::dither`] the whole metric just below or above what the law asked
-    /// for, by the peer's place in the dither order (never 0 while overloaded). `None` for a
-    /// peer not tracked.
+    /// The metric the law tells `peer` now: with [`ReporterConfig::dither`] the level of the
+    /// grid ([`ReporterConfig::metric_step`]) just below or above what the law asked for, by
+    /// the peer's place in the dither order; without, the nearest level. `None` for a peer not
+    /// tracked. (A provisional OCI in force tells refused peers its own metric instead.)
     pub fn metric_for(&self, peer: &P) -> Option<u8> {
-        let dither = self.dither();
-        self.peers.get(peer).map(|p| dither.metric(p.rank))
+        let levels = self.levels();
+        self.peers.get(peer).map(|p| levels.metric(p.rank))
     }
 
-    /// What [`OverloadReporter::metric_for`] needs besides the peer's rank, copied out so that
-    /// `oci_for` can hold the peer's state mutably while it asks.
-    fn dither(&self) -> Dither {
-        Dither {
+    fn levels(&self) -> Levels {
+        Levels {
             published: self.published,
             fine: self.fine,
-            on: self.config.dither && self.config.law == ControlLaw::Adaptive,
-            max: self.config.max_metric.clamp(1, 99),
+            dither: self.config.dither && self.config.law == ControlLaw::Adaptive,
+            stepped: self.config.law == ControlLaw::FeedForward,
+            step: self.config.metric_step(),
+            top: self.config.max_told(),
         }
     }
 
-    /// The current sequence number.
+    /// The last sequence number issued (by the law, a provisional OCI or a peer's refresh).
     pub fn sequence_number(&self) -> u32 {
         self.seq
     }
@@ -241,14 +245,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         } else if self.peers.len() < self.config.max_peers {
             let rank = dither_rank(self.peers_seen);
             self.peers_seen += 1;
-            self.peers.insert(
-                peer,
-                PeerState {
-                    ovrl,
-                    rank,
-                    ..PeerState::default()
-                },
-            );
+            self.peers.insert(peer, peers::PeerState::new(ovrl, rank));
         }
     }
 
@@ -282,14 +279,6 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
     /// the target.
     pub fn record_exempt(&mut self) {
         self.exempt += 1;
-    }
-
-    /// `peer` was sent an OCI with `metric` outside [`OverloadReporter::oci_for`] (e.g. the
-    /// UP's own overflow OCI): it applies that metric from now on.
-    pub fn note_sent(&mut self, peer: &P, metric: u8) {
-        if let Some(p) = self.peers.get_mut(peer) {
-            p.told(metric);
-        }
     }
 
     /// The arrivals the metric steers to, as a share of the capacity:
@@ -355,9 +344,7 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         let recorded = std::mem::take(&mut self.recorded);
         let mut demand = std::mem::take(&mut self.untracked) as f64;
         for p in self.peers.values_mut() {
-            demand += p.demand + p.arrived as f64 / p.admitted();
-            p.demand = 0.0;
-            p.arrived = 0;
+            demand += p.take_demand();
         }
         if recorded == 0 {
             demand = m.arrived as f64 / admitted_share(self.published);
@@ -407,163 +394,98 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         self.publish_fine(metric, f64::from(metric), now)
     }
 
-    /// Publish `metric`, the rounding of `fine`, the value the peers are dithered around.
+    /// Publish `metric`, the rounding of `fine`, the value the peers are spread around. It
+    /// takes a new number, the law's state from now on: newer than any provisional OCI.
     fn publish_fine(&mut self, metric: u8, fine: f64, now: Instant) -> u8 {
         self.published = metric;
         self.fine = fine;
-        self.next_sequence(now);
+        let seq = self.next_sequence(now);
+        self.law_seq = Some(seq);
         self.published_at = Some(now);
         metric
     }
 
-    fn next_sequence(&mut self, now: Instant) {
+    /// Issue the next number: serially after every number issued so far.
+    fn next_sequence(&mut self, now: Instant) -> u32 {
         if !self.seq_started {
             self.seq_started = true;
-            if let SequenceMode::EpochSeconds { epoch, offset } = self.config.sequence {
-                let secs = now.saturating_duration_since(epoch).as_secs();
-                self.seq = offset.wrapping_add(secs as u32);
-            }
-            return;
+            self.seq = match self.config.sequence {
+                SequenceMode::Counter(start) => start,
+                SequenceMode::EpochSeconds { epoch, offset } => clock_number(epoch, offset, now),
+            };
+            return self.seq;
         }
         let next = self.seq.wrapping_add(1);
         self.seq = match self.config.sequence {
             SequenceMode::Counter(_) => next,
             SequenceMode::EpochSeconds { epoch, offset } => {
-                let secs =
-                    offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32);
-                // Strictly increasing even when several changes fall in one second.
-                if secs.wrapping_sub(next) < u32::MAX / 2 {
+                let secs = clock_number(epoch, offset, now);
+                // Strictly increasing even when several numbers fall in one second.
+                if crate::sequence::is_after(secs, self.seq) {
                     secs
                 } else {
                     next
                 }
             }
         };
+        self.seq
     }
 
-    /// The OCI describing the current state, if one has ever been published.
+    /// Start the count of sequence numbers again, as a UP function that restarts does: the
+    /// next number is the configured start ([`SequenceMode::Counter`]) or the clock's, and
+    /// what every peer was told is forgotten (each is told afresh). The law's state and its
+    /// measurements are kept. A CP function that holds a higher number processes the lower
+    /// one only once it knows of the restart ([`crate::sequence`]: a changed Recovery Time
+    /// Stamp, a jump back beyond its reset window, or the end of the stored validity).
+    pub fn restart_sequence(&mut self) {
+        self.seq = first_number(self.config.sequence);
+        self.seq_started = false;
+        self.law_seq = None;
+        self.provisional = None;
+        for p in self.peers.values_mut() {
+            p.forget_told();
+        }
+    }
+
+    /// The OCI describing the law's current state (its rounded metric, the number it was
+    /// published with), if the law has ever published one. What a peer is told may differ (a
+    /// level of the grid, another number: [`OverloadReporter::oci_for`]).
     pub fn current_oci(&self, aoci: bool) -> Option<OverloadControlInformation> {
         self.published_at?;
-        // The zero OCI gets the full validity too: the receiver keeps it that long, so a late
-        // retransmission carrying an older non-zero OCI cannot re-arm the overload.
-        let validity = self.config.validity;
+        let seq = self.law_seq?;
         Some(OverloadControlInformation {
-            sequence_number: ControlSequenceNumber(self.seq),
+            sequence_number: ControlSequenceNumber(seq),
             metric: Metric::from_raw(self.published),
-            period_of_validity: Timer::from_duration(validity).unwrap_or(Timer::INFINITE),
+            period_of_validity: timer(self.config.validity),
             flags: aoci.then_some(OciFlags::AOCI),
         })
     }
+}
 
-    /// The OCI to piggyback on the next message of `message_type` (with `cause`, for
-    /// responses) to `peer`, per the inclusion policy; records that the peer was told.
-    ///
-    /// A refresh that is due (see [`Self::poll_timeout`]) happens here first, so an
-    /// application that polls the timer late never sends a number whose validity has run
-    /// out: the CP would ignore it (6.2.4.3.2.1 NOTE 1) and end the overload early.
-    pub fn oci_for(
-        &mut self,
-        peer: &P,
-        message_type: MessageType,
-        cause: Option<Cause>,
-        now: Instant,
-    ) -> Option<OverloadControlInformation> {
-        self.handle_timeout(now);
-        if !message_type.may_carry_oci() {
-            return None;
-        }
-        let rejected_establishment = message_type == MessageType::SESSION_ESTABLISHMENT_RESPONSE
-            && cause.is_some_and(|c| c.is_acceptance() == Some(false));
-        let mut aoci = self.config.node_scoped || rejected_establishment;
-        let seq = self.seq;
-        let policy = self.config.inclusion;
-        self.published_at?;
-        let dither = self.dither();
-        let peer_state = self.peers.get_mut(peer)?;
-        let metric = dither.metric(peer_state.rank);
-        if !peer_state.ovrl {
-            return None;
-        }
-        if metric == 0 && !peer_state.told_nonzero {
-            return None;
-        }
-        // The peer's node scope (AOCI=1, e.g. from a rejected establishment) holds an older
-        // number while its entity scope is current: send the current OCI node-scoped (AOCI may
-        // be set on any message, 8.2.76). Otherwise a lowered metric or the end of the overload
-        // never reaches the node scope and the CP, which applies the larger of the two, keeps
-        // the old reduction until its validity runs out.
-        if !aoci
-            && peer_state.told_entity == Some(seq)
-            && peer_state.told_node.is_some_and(|s| s != seq)
-        {
-            aoci = true;
-        }
-        let told = if aoci {
-            &mut peer_state.told_node
-        } else {
-            &mut peer_state.told_entity
-        };
-        let has_current = *told == Some(seq);
-        let include = match policy {
-            InclusionPolicy::UntilCurrent => !has_current,
-            InclusionPolicy::EveryMessage => metric > 0 || !has_current,
-        };
-        if !include {
-            return None;
-        }
-        *told = Some(seq);
-        peer_state.told(metric);
-        if metric > 0 {
-            peer_state.told_nonzero = true;
-        } else if peer_state.told_entity.is_none_or(|s| s == seq)
-            && peer_state.told_node.is_none_or(|s| s == seq)
-        {
-            // Every scope the peer heard about now has the zero: nothing more to say.
-            peer_state.told_nonzero = false;
-        }
-        let mut oci = self.current_oci(aoci)?;
-        oci.metric = Metric::from_raw(metric);
-        Some(oci)
+/// The number a count starts from, before any is issued.
+fn first_number(mode: SequenceMode) -> u32 {
+    match mode {
+        SequenceMode::Counter(start) => start,
+        SequenceMode::EpochSeconds { offset, .. } => offset,
     }
+}
 
-    /// When the validity must be refreshed (while overloaded).
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.published == 0 {
-            return None;
-        }
-        let at = self.published_at?;
-        let validity = self.config.validity;
-        let mut lead = validity.saturating_sub(self.config.refresh_before);
-        // With `refresh_before >= validity` the lead would be zero: the timer would be due
-        // again right after every refresh, a busy loop that bumps the sequence number
-        // (fuzz-found). Refresh halfway through the validity instead; a validity too short to
-        // halve (a stopped timer) is never refreshed.
-        if lead.is_zero() {
-            lead = validity / 2;
-            if lead.is_zero() {
-                return None;
-            }
-        }
-        // A refresh beyond the representable instants (a huge validity) never comes.
-        at.checked_add(lead)
-    }
+/// The clock's number at `now`: `offset` plus the whole seconds since `epoch`, on the circle.
+fn clock_number(epoch: Instant, offset: u32, now: Instant) -> u32 {
+    offset.wrapping_add(now.saturating_duration_since(epoch).as_secs() as u32)
+}
 
-    /// Refresh the validity if due: same metric, new sequence number (6.2.4.3.2: extending
-    /// validity needs a new number even when nothing else changed).
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if let Some(t) = self.poll_timeout() {
-            if now >= t {
-                let (metric, fine) = (self.published, self.fine);
-                self.publish_fine(metric, fine, now);
-            }
-        }
-    }
+/// The Timer IE of a Period of Validity (an infinite one beyond what it encodes).
+fn timer(validity: std::time::Duration) -> Timer {
+    Timer::from_duration(validity).unwrap_or(Timer::INFINITE)
 }
 
 mod config;
 mod law;
+mod peers;
 pub use config::{InclusionPolicy, ReporterConfig, ReporterConfigError, SequenceMode};
 pub use law::{ControlLaw, WindowMeasurement};
+pub use peers::ProvisionalOci;
 
 #[cfg(test)]
 mod tests;

@@ -104,7 +104,6 @@ impl Loop {
             },
             self.now,
         );
-        self.up.handle_timeout(self.now);
         for s in &mut self.senders {
             s.table.handle_timeout(self.now);
         }

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::Ipv6Addr;
 use std::time::{Duration, Instant};
 
-use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
+use pfcp_overload::sequence::DEFAULT_RESET_WINDOW;
 use pfcp_overload::{LciOutcome, LoadConfig, LoadReporter, LoadReporterConfig, LoadTable, NodeKey};
 use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
 use pfcp_wire::{Message, MessageType};
@@ -18,7 +18,7 @@ use proptest::prelude::*;
 
 use support::rx::{carrier, seq_pick, SeqPick};
 use support::up::{msg_type, PEERS};
-use support::{base_instant, lci_round_trip, message_with, run, Coverage, Universe};
+use support::{base_instant, lci_round_trip, message_with, run, Coverage, ModelOrder, Universe};
 
 // ------------------------------------------------------------------------------------------
 // Load control
@@ -218,7 +218,7 @@ enum LtOp {
 #[derive(Debug, Clone)]
 struct LtCase {
     max_entries: usize,
-    wrap_window: u32,
+    reset_window: u32,
     ops: Vec<LtOp>,
 }
 
@@ -231,12 +231,12 @@ fn lt_case() -> impl Strategy<Value = LtCase> {
     ];
     (
         prop_oneof![3 => 0usize..=4, 1 => Just(4096usize)],
-        prop_oneof![2 => Just(DEFAULT_WRAP_WINDOW), 1 => Just(0u32), 1 => 0u32..10],
+        prop_oneof![2 => Just(DEFAULT_RESET_WINDOW), 1 => Just(0u32), 1 => 0u32..10],
         prop::collection::vec(op, 1..60),
     )
-        .prop_map(|(max_entries, wrap_window, ops)| LtCase {
+        .prop_map(|(max_entries, reset_window, ops)| LtCase {
             max_entries,
-            wrap_window,
+            reset_window,
             ops,
         })
 }
@@ -256,7 +256,7 @@ fn load_table_sequencing_is_like_oci() {
         ));
         let config = LoadConfig::default()
             .with_max_entries(case.max_entries)
-            .with_wrap_window(case.wrap_window);
+            .with_reset_window(case.reset_window);
         let mut t = LoadTable::new(config);
         let mut now = base_instant();
         // node index -> (seq, load, at): what the table must hold.
@@ -286,27 +286,37 @@ fn load_table_sequencing_is_like_oci() {
                                 .expect("carries an LCI")
                         }
                     };
-                    if carrier.is_some_and(|c| !MessageType(c).may_carry_oci()) {
+                    let carries = |c: u8| {
+                        let t = MessageType(c);
+                        t.may_carry_oci()
+                            || t == MessageType::HEARTBEAT_REQUEST
+                            || t == MessageType::HEARTBEAT_RESPONSE
+                    };
+                    if carrier.is_some_and(|c| c == 1 || c == 2) {
+                        cov.hit("heartbeat LCI");
+                    }
+                    if carrier.is_some_and(|c| !carries(c)) {
                         prop_assert_eq!(outcome, LciOutcome::UnexpectedMessage);
                         cov.hit("unexpected message");
                     } else if let Some(stored) = model.get(node).copied() {
-                        let order = compare(stored.0, s, case.wrap_window);
+                        let order = ModelOrder::of(stored.0, s, case.reset_window);
                         let expected = match order {
-                            SequenceOrder::Newer | SequenceOrder::Wrapped => {
+                            ModelOrder::Newer { .. } | ModelOrder::Reset => {
                                 LciOutcome::Applied { load }
                             }
-                            SequenceOrder::Same => LciOutcome::Duplicate,
-                            SequenceOrder::Older => LciOutcome::Stale,
+                            ModelOrder::Same => LciOutcome::Duplicate,
+                            ModelOrder::Older => LciOutcome::Stale,
                         };
                         prop_assert_eq!(&outcome, &expected, "stored {}, received {}", stored.0, s);
-                        if order.is_newer() {
+                        if order.replaces() {
                             model.insert(*node, (s, load, now));
                         }
                         cov.hit(match order {
-                            SequenceOrder::Newer => "newer",
-                            SequenceOrder::Wrapped => "wrapped",
-                            SequenceOrder::Same => "duplicate",
-                            SequenceOrder::Older => "stale",
+                            ModelOrder::Newer { wrapped: false } => "newer",
+                            ModelOrder::Newer { wrapped: true } => "wrapped",
+                            ModelOrder::Reset => "counter reset",
+                            ModelOrder::Same => "duplicate",
+                            ModelOrder::Older => "stale",
                         });
                     } else {
                         prop_assert_eq!(outcome, LciOutcome::Applied { load });
@@ -354,11 +364,13 @@ fn load_table_sequencing_is_like_oci() {
         &[
             "newer",
             "wrapped",
+            "counter reset",
             "duplicate",
             "stale",
             "evicted",
             "reset",
             "unexpected message",
+            "heartbeat LCI",
         ],
     );
 }

@@ -11,13 +11,12 @@ mod support;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use pfcp_overload::sequence::{compare, SequenceOrder};
 use pfcp_overload::{IgnoreReason, OciOutcome, OverloadEvent, Scope};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use support::rx::{contribution, lapsed, run_rx, rx_case, RxEvent, RxStep};
-use support::{run, Coverage};
+use support::{run, Coverage, ModelOrder};
 
 // ------------------------------------------------------------------------------------------
 // Receiving end: properties
@@ -25,9 +24,9 @@ use support::{run, Coverage};
 
 /// The stored sequence number of a scope never goes backwards except through a documented
 /// reset: expiry (the entry is removed, or is replaced once lapsed), `reset_peer`, eviction
-/// from a full table, or a wrap within the wrap window (`compare` says `Wrapped`). Every other
-/// change is a numerically newer OCI for that very scope, and the stored state is exactly what
-/// the applied OCI said.
+/// from a full table, or a number further behind than the reset window (reported as
+/// `SequenceReset`). Every other change is a serially newer OCI for that very scope (across the
+/// wrap too), and the stored state is exactly what the applied OCI said.
 fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
     let n = s.u.scopes.len();
     match s.event {
@@ -86,18 +85,30 @@ fn check_sequence(s: &RxStep<'_>) -> Result<(), TestCaseError> {
             let ti = s.u.index(target);
             let seq = oci.sequence_number.0;
             if let Some(b) = s.before.entries[ti] {
-                let order = compare(b.sequence_number, seq, s.config.wrap_window);
+                let order = ModelOrder::of(b.sequence_number, seq, s.config.reset_window);
                 let was_lapsed = lapsed(b.expires, s.now);
                 prop_assert!(
-                    order.is_newer() || was_lapsed,
+                    order.replaces() || was_lapsed,
                     "{target}: stored {} replaced by {seq} ({order:?}) while valid",
                     b.sequence_number
                 );
                 match order {
-                    SequenceOrder::Newer => s.cov.hit("replaced by a newer number"),
-                    SequenceOrder::Wrapped => s.cov.hit("wrapped"),
-                    SequenceOrder::Older => s.cov.hit("older accepted after expiry"),
-                    SequenceOrder::Same => s.cov.hit("same accepted after expiry"),
+                    ModelOrder::Newer { wrapped: false } => s.cov.hit("replaced by a newer number"),
+                    ModelOrder::Newer { wrapped: true } => s.cov.hit("wrapped"),
+                    ModelOrder::Reset if !was_lapsed => {
+                        if s.events_complete {
+                            let event = OverloadEvent::SequenceReset {
+                                scope: target.clone(),
+                                stored: b.sequence_number,
+                                received: seq,
+                            };
+                            prop_assert!(s.events.contains(&event), "no {:?}", event);
+                        }
+                        s.cov.hit("counter reset");
+                    }
+                    ModelOrder::Reset => s.cov.hit("reset number after expiry"),
+                    ModelOrder::Older => s.cov.hit("older accepted after expiry"),
+                    ModelOrder::Same => s.cov.hit("same accepted after expiry"),
                 }
             }
             prop_assert_eq!(*metric, oci.metric.percent());
@@ -167,6 +178,7 @@ fn stored_sequence_never_goes_backwards_except_through_a_documented_reset() {
         &[
             "replaced by a newer number",
             "wrapped",
+            "counter reset",
             "older accepted after expiry",
             "expired",
             "reset",

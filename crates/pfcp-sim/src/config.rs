@@ -31,8 +31,10 @@ pub fn transactions(scenario: &Scenario) -> TransactionConfig {
 }
 
 /// UP function `i` under `strategy`, with Recovery Time Stamp `rts`: admission at its capacity,
-/// the strategy's refusal (a drop for no control, Cause 74 otherwise), its reporter law, and
-/// whether it trusts the message priority (not without control: a plain FIFO).
+/// the strategy's refusal (a drop for no control, Cause 74 otherwise), its reporter law, its
+/// profile ([`UpSpec::profile`](crate::scenario::UpSpec::profile), under this toolkit's
+/// strategy), and whether it trusts the message priority (not without control: a plain
+/// FIFO). `None` for no such UP function or a profile that does not parse.
 pub fn up_config(
     scenario: &Scenario,
     i: usize,
@@ -57,13 +59,18 @@ pub fn up_config(
         Strategy::NoControl => None,
         _ => Some(AdmissionConfig::DEFAULT_MAX_WAIT),
     };
-    let admission = AdmissionConfig::new(key.clone())
+    let mut admission = AdmissionConfig::new(key.clone())
         .with_service_rate(Some(spec.capacity))
         .with_queue_capacity(spec.queue)
         .with_rejection_cost(scenario.rejection_cost)
         .with_when_full(when_full)
         .with_max_wait(max_wait)
         .with_reporter(reporter);
+    // Its profile under this toolkit's strategy (the others are what they compare against);
+    // a clock's numbers start from the Recovery Time Stamp, the NTP seconds of its start.
+    if strategy == Strategy::Toolkit {
+        admission = spec.profile().ok()?.apply(admission, rts.0);
+    }
     let priority = PriorityPolicy::default().with_trust_received(strategy != Strategy::NoControl);
     Some(
         NodeConfig::new(LocalNode::up(key, rts))

@@ -2,6 +2,9 @@
 //! the strategies compared. Deserialised from TOML or JSON (serde) for custom runs; the default
 //! ([`Scenario::default`]) is the one `pfcp sim` runs when given none.
 
+use std::time::Duration;
+
+use pfcp_node::admission::{ProfileError, UpProfile};
 use pfcp_wire::{MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +57,73 @@ pub struct UpSpec {
     /// Requests waiting for service at most.
     #[serde(default = "default_queue")]
     pub queue: usize,
+    /// Its overload and load control behaviour, under this toolkit's strategy: a preset of
+    /// [`UpProfile::PRESETS`] (`toolkit` when absent), which the fields below adjust.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// The scope of its OCIs: `entity` (no AOCI) or `node` (AOCI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci_scope: Option<String>,
+    /// Its OCI sequence numbers: `counter`, `clock` or `clock-near-wrap[:SECS]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci_sequence: Option<String>,
+    /// Which messages carry its OCI: `until-current`, `every`, `rejections`, `every-nth:N`,
+    /// `periodic:MS` or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci_on: Option<String>,
+    /// Which messages carry its LCI: `responses` or `heartbeat`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lci_in: Option<String>,
+    /// Seconds after its start at which its count of OCI sequence numbers starts again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequence_reset_secs: Option<f64>,
+}
+
+impl UpSpec {
+    /// A UP function of `capacity` requests per second and a queue of `queue`, with this
+    /// toolkit's behaviour.
+    pub fn new(capacity: f64, queue: usize) -> UpSpec {
+        UpSpec {
+            capacity,
+            queue,
+            profile: None,
+            oci_scope: None,
+            oci_sequence: None,
+            oci_on: None,
+            lci_in: None,
+            sequence_reset_secs: None,
+        }
+    }
+
+    /// Its profile: the preset, adjusted by the fields given.
+    pub fn profile(&self) -> Result<UpProfile, ScenarioError> {
+        let bad = |e: ProfileError| ScenarioError::Invalid(e.to_string());
+        let mut p = match &self.profile {
+            Some(name) => name.parse::<UpProfile>().map_err(bad)?,
+            None => UpProfile::default(),
+        };
+        if let Some(s) = &self.oci_scope {
+            p.oci_scope = s.parse().map_err(bad)?;
+        }
+        if let Some(s) = &self.oci_sequence {
+            p.oci_sequence = s.parse().map_err(bad)?;
+        }
+        if let Some(s) = &self.oci_on {
+            p.oci_on = s.parse().map_err(bad)?;
+        }
+        if let Some(s) = &self.lci_in {
+            p.lci_in = s.parse().map_err(bad)?;
+        }
+        if let Some(secs) = self.sequence_reset_secs {
+            if !(secs.is_finite() && secs >= 0.0) {
+                return Err(ScenarioError::Invalid(format!(
+                    "sequence_reset_secs must be a number of seconds, got {secs}"
+                )));
+            }
+            p.sequence_reset_after = Some(Duration::from_secs_f64(secs));
+        }
+        Ok(p)
+    }
 }
 
 fn default_queue() -> usize {
@@ -361,16 +431,7 @@ impl Default for Scenario {
             cps: 8,
             // Unequal capacities: load control (LCI) should send three of four new sessions to
             // the first.
-            ups: vec![
-                UpSpec {
-                    capacity: 1500.0,
-                    queue: 256,
-                },
-                UpSpec {
-                    capacity: 500.0,
-                    queue: 256,
-                },
-            ],
+            ups: vec![UpSpec::new(1500.0, 256), UpSpec::new(500.0, 256)],
             mix: "emergency=5,arp2=25,arp12=70".into(),
             modifications: 1,
             sessions_per_cp: 20_000,
@@ -441,7 +502,7 @@ impl Scenario {
                 .iter()
                 .map(|u| UpSpec {
                     capacity: (u.capacity * scale).max(1.0),
-                    queue: u.queue,
+                    ..u.clone()
                 })
                 .collect(),
             sessions_per_cp: self.sessions_per_cp.min(5000),
@@ -501,6 +562,9 @@ impl Scenario {
                 return bad(format!(
                     "ups[{i}]: capacity must be above 0 and queue at least 1"
                 ));
+            }
+            if let Err(ScenarioError::Invalid(e)) = u.profile() {
+                return bad(format!("ups[{i}]: {e}"));
             }
         }
         if !(0.0..=1.0).contains(&self.rejection_cost) {

@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Instant;
 
-use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_WRAP_WINDOW};
+use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_RESET_WINDOW};
 use pfcp_overload::{
     Candidate, IgnoreReason, LciOutcome, LoadConfig, LoadTable, NodeKey, OciOrigin, OciOutcome,
     OverloadConfig, OverloadEvent, OverloadTable, Scope, ScopeState, UpSelector,
 };
 use pfcp_wire::ie::{LoadControlInformation, OciFlags, OverloadControlInformation};
-use pfcp_wire::Message;
+use pfcp_wire::{Message, MessageType};
 
 use super::{seq_value, DurSpec, FlagsSpec, Scenario, SeqSpec};
 
@@ -79,8 +79,8 @@ pub(super) struct Cp {
 impl Cp {
     pub(super) fn new(s: &Scenario) -> Cp {
         let max_entries = usize::from(s.max_entries % 6);
-        let window = match s.wrap_window {
-            SeqSpec::Delta(_) => DEFAULT_WRAP_WINDOW,
+        let window = match s.reset_window {
+            SeqSpec::Delta(_) => DEFAULT_RESET_WINDOW,
             other => seq_value(other, 0),
         };
         let max_events = usize::from(s.max_events % 9);
@@ -96,7 +96,7 @@ impl Cp {
             table: OverloadTable::new(
                 OverloadConfig::default()
                     .with_max_entries(max_entries)
-                    .with_wrap_window(window)
+                    .with_reset_window(window)
                     .with_max_events(max_events),
             ),
             max_entries,
@@ -105,7 +105,7 @@ impl Cp {
             loads: LoadTable::new(
                 LoadConfig::default()
                     .with_max_entries(load_max_entries)
-                    .with_wrap_window(window)
+                    .with_reset_window(window)
                     .with_max_age(s.load_max_age.map(DurSpec::get)),
             ),
             load_max_entries,
@@ -315,7 +315,11 @@ impl Cp {
         match (lci, got) {
             (Ok(None), None) => {}
             (Ok(Some(l)), Some(out)) => {
-                if msg.message_type().may_carry_oci() {
+                let ty = msg.message_type();
+                // The default `LoadConfig` also reads an LCI in a Heartbeat message.
+                let heartbeat =
+                    ty == MessageType::HEARTBEAT_REQUEST || ty == MessageType::HEARTBEAT_RESPONSE;
+                if ty.may_carry_oci() || heartbeat {
                     self.check_lci(&origin.node, &l, &out, before, now);
                 } else {
                     assert_eq!(out, LciOutcome::UnexpectedMessage);

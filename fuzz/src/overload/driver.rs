@@ -178,12 +178,9 @@ pub fn run(s: &Scenario) {
                 };
                 up.measure(&m, now);
             }
-            Event::ReporterTimeout => up.timeout(now),
+            Event::ReporterTimeout => up.restart(),
             Event::ReporterTimeoutAtPoll => {
-                if let Some(t) = up.rep.poll_timeout() {
-                    now = now.max(t);
-                }
-                up.timeout(now);
+                now = now.checked_add(up.refresh_lead()).unwrap_or(now);
             }
             Event::OciFor {
                 peer,

@@ -54,6 +54,20 @@ fn law(n: u8) -> ControlLaw {
     }
 }
 
+/// The inclusion policy: until current, or one of the others (picked by the law octet's
+/// higher bits, so that no new input field shifts the corpus).
+fn policy(every_message: bool, law: u8, validity: Duration) -> InclusionPolicy {
+    if !every_message {
+        return InclusionPolicy::UntilCurrent;
+    }
+    match law / 6 % 4 {
+        0 => InclusionPolicy::EveryMessage,
+        1 => InclusionPolicy::Rejections,
+        2 => InclusionPolicy::EveryNth(u32::from(law % 4)),
+        _ => InclusionPolicy::Periodic(validity / 4),
+    }
+}
+
 pub(super) struct Up {
     pub(super) rep: OverloadReporter<u8>,
     /// The publishing step, for the feed-forward law (the others publish relative changes).
@@ -103,11 +117,9 @@ impl Up {
             .with_validity(r.validity.get())
             .with_refresh_before(r.refresh_before.get())
             .with_sequence(sequence)
-            .with_inclusion(if r.every_message {
-                InclusionPolicy::EveryMessage
-            } else {
-                InclusionPolicy::UntilCurrent
-            })
+            .with_inclusion(policy(r.every_message, r.law, r.validity.get()))
+            // Only the adaptive and utilisation laws use it; the feed-forward law its step.
+            .with_peer_step(1 + r.step % 6)
             .with_node_scoped(r.node_scoped)
             .with_max_peers(max_peers(r.max_peers))
             .with_law(law(r.law))
@@ -198,18 +210,31 @@ impl Up {
         self.check_metric();
     }
 
-    pub(super) fn timeout(&mut self, now: Instant) {
-        let (seq, metric) = (self.rep.sequence_number(), self.rep.metric());
-        let due = self.rep.poll_timeout().is_some_and(|t| t <= now);
-        self.rep.handle_timeout(now);
-        assert_eq!(self.rep.metric(), metric, "a refresh changed the metric");
-        self.check_sequence(seq, due, false);
-        assert!(
-            self.rep.poll_timeout().is_none_or(|t| t > now),
-            "reporter timer still due right after handle_timeout({now:?}): {:?}",
-            self.rep.poll_timeout()
+    /// The reporter's count starts again; the mirror CP learns of the restart (its Recovery
+    /// Time Stamp) and forgets the peers' state.
+    pub(super) fn restart(&mut self) {
+        let metric = self.rep.metric();
+        self.rep.restart_sequence();
+        assert_eq!(
+            self.rep.metric(),
+            metric,
+            "a restart of the count changed the metric"
         );
-        self.check_metric();
+        assert!(self.rep.current_oci(false).is_none());
+        self.published = false;
+        for p in 0..4 {
+            self.mirror.reset_peer(&peer_node(p));
+        }
+        while self.mirror.poll_event().is_some() {}
+    }
+
+    /// How long after a peer is told something its validity is due for extension.
+    pub(super) fn refresh_lead(&self) -> Duration {
+        let c = self.rep.config();
+        match c.validity.saturating_sub(c.refresh_before) {
+            Duration::ZERO => c.validity / 2,
+            lead => lead,
+        }
     }
 
     pub(super) fn set_ovrl(&mut self, peer: u8, ovrl: bool) {
@@ -235,15 +260,19 @@ impl Up {
     ) {
         let rejected_establishment = mt == MessageType::SESSION_ESTABLISHMENT_RESPONSE
             && cause.is_some_and(|c| c.is_acceptance() == Some(false));
-        let eligible = mt.may_carry_oci() && self.published && self.peers.get(&peer) == Some(&true);
+        let eligible = mt.may_carry_oci() && self.peers.get(&peer) == Some(&true);
         let got = self.rep.oci_for(&peer, mt, cause, now);
         let Some(oci) = got else {
             // Nothing more to say to this peer: it must not hold a higher reduction than the
-            // one published (a stuck node- or entity-scoped overload).
-            if eligible && self.counter && !rejected_establishment {
+            // one it is asked for (a stuck node- or entity-scoped overload).
+            let settles = matches!(
+                self.rep.config().inclusion,
+                InclusionPolicy::UntilCurrent | InclusionPolicy::EveryMessage
+            );
+            if eligible && settles && !rejected_establishment {
                 let o = peer_origin(peer);
                 let r = self.mirror.reduction(o.entity, &o.node, now);
-                let asked = self.rep.metric_for(&peer).unwrap_or(self.rep.metric());
+                let asked = self.rep.metric_for(&peer).unwrap_or(0);
                 assert!(
                     r <= asked,
                     "peer {peer} keeps reduction {r} while it is asked for {asked} and nothing is sent",
@@ -252,16 +281,27 @@ impl Up {
             return;
         };
         assert!(eligible, "OCI for an ineligible message or peer");
-        assert_eq!(oci.sequence_number.0, self.rep.sequence_number());
-        // The peer's own metric: the published one, or dithered one of the two around the
-        // law's share, never 0 while overloaded.
+        let d = self
+            .rep
+            .sequence_number()
+            .wrapping_sub(oci.sequence_number.0);
+        assert!(d < u32::MAX / 2, "a number ahead of the reporter's");
+        // The peer's own metric: the law's level for it, on the grid (never a change of less
+        // than a grid step).
         let told = oci.metric.raw();
         assert_eq!(Some(told), self.rep.metric_for(&peer));
+        let step = self.rep.config().metric_step();
+        assert_eq!(told % step, 0, "told {told} off the grid of {step}");
+        assert!(told <= self.rep.config().max_told());
         if self.dithered {
-            assert!(told.abs_diff(self.rep.metric()) <= 1, "told {told}");
-            assert_eq!(told == 0, self.rep.metric() == 0);
-        } else {
-            assert_eq!(told, self.rep.metric());
+            assert!(
+                f64::from(told.abs_diff(self.rep.metric())) <= f64::from(step) + 0.5,
+                "told {told}, law {}",
+                self.rep.metric()
+            );
+        }
+        if self.rep.metric() == 0 {
+            assert_eq!(told, 0);
         }
         assert_eq!(
             oci.period_of_validity,
@@ -274,17 +314,14 @@ impl Up {
         let back = roundtrip(&oci);
         let outcome = self.mirror.handle_oci(&peer_origin(peer), &back, now);
         while self.mirror.poll_event().is_some() {}
-        if self.counter {
-            assert!(
-                !matches!(
-                    outcome,
-                    OciOutcome::Ignored {
-                        reason: IgnoreReason::Stale { .. },
-                        ..
-                    }
-                ),
-                "the peer finds the reporter's OCI stale: {outcome:?}"
-            );
+        let repeats = self.rep.config().inclusion != InclusionPolicy::UntilCurrent;
+        match outcome {
+            OciOutcome::Applied { .. } => {}
+            OciOutcome::Ignored {
+                reason: IgnoreReason::Duplicate,
+                ..
+            } if repeats => {}
+            other => panic!("the peer does not apply the reporter's OCI: {other:?}"),
         }
     }
 

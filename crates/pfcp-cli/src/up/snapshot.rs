@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
+use pfcp_node::admission::AdmissionStats;
 use pfcp_node::Endpoint;
 
 use super::Counts;
@@ -23,28 +24,62 @@ pub(super) struct Snapshot {
     pub(super) guard_drops: u64,
 }
 
+/// What the node's admission says at one instant: its counters and gauges.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct AdmissionReading {
+    pub(super) stats: AdmissionStats,
+    pub(super) overload: u8,
+    pub(super) load: Option<u8>,
+    pub(super) queue: usize,
+    pub(super) target_load: f64,
+}
+
+impl AdmissionReading {
+    /// The endpoint's node's admission, read under its lock (none: all zero).
+    pub(super) fn of(endpoint: &Endpoint) -> AdmissionReading {
+        endpoint
+            .inspect(|n| {
+                n.admission().map(|a| AdmissionReading {
+                    stats: *a.stats(),
+                    overload: a.overload_metric(),
+                    load: a.load_metric(),
+                    queue: a.len(),
+                    target_load: a.reporter().target_load(),
+                })
+            })
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Requests the admission refused with cause 74: queue full, evicted, waited too long.
+    pub(super) fn refused(&self) -> u64 {
+        let s = &self.stats;
+        s.rejected + s.evicted + s.expired
+    }
+}
+
 impl Snapshot {
     pub(super) fn take(meter: &Meter, counts: &Counts, endpoint: &Endpoint) -> Snapshot {
+        let adm = AdmissionReading::of(endpoint);
         Snapshot {
             kernel_drops: endpoint.kernel_drops(),
             guard_drops: endpoint.inspect(|n| n.guard().dropped()).unwrap_or(0),
             served: counts.served.load(Ordering::Relaxed),
             refused: counts.refused.load(Ordering::Relaxed),
-            // Every cause-74 rejection of the endpoint: queue full, evicted, waited too long,
-            // application channel full. (Cause 72, "no association", is counted apart.)
-            rejected_74: meter.counter_where("pfcp_requests_rejected_total", |labels| {
-                !labels
-                    .iter()
-                    .any(|l| l.key() == "cause" && l.value() != "74")
-            }),
-            overload: meter.gauge("pfcp_overload_metric_published").unwrap_or(0.0),
-            load: meter.gauge("pfcp_load_metric_published").unwrap_or(0.0),
-            queue: meter.gauge("pfcp_admission_queue_depth").unwrap_or(0.0),
-            target_load: endpoint
-                .inspect(|n| n.admission().map(|a| a.reporter().target_load()))
-                .ok()
-                .flatten()
-                .unwrap_or(0.0),
+            // Every cause-74 rejection: the admission's (queue full, evicted, waited too long)
+            // and the endpoint's (application channel full). (Cause 72, "no association", is
+            // counted apart.)
+            rejected_74: adm.refused()
+                + meter.counter_where("pfcp_requests_rejected_total", |labels| {
+                    labels
+                        .iter()
+                        .any(|l| l.key() == "cause" && l.value() == "74")
+                }),
+            overload: f64::from(adm.overload),
+            load: f64::from(adm.load.unwrap_or(0)),
+            queue: adm.queue as f64,
+            target_load: adm.target_load,
         }
     }
 

@@ -39,7 +39,7 @@ impl UpAdmission {
     pub fn report_utilisation(&mut self, utilisation: f64) {
         self.manual_load = true;
         if let Some(load) = self.load.handle_utilisation(utilisation) {
-            metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+            self.stats.load_metric_published += 1;
             tracing::info!(load, utilisation, "admission: Load Metric published");
         }
     }
@@ -49,9 +49,10 @@ impl UpAdmission {
     /// 56, only to peers with OVRL, with AOCI on a rejected Session Establishment Response
     /// (clauses 6.2.4.2, 6.2.4.3, 8.2.76).
     ///
-    /// With `cause` 74 (a refusal) while the reporter's metric is 0, the
-    /// [overflow OCI](crate::admission#overflow-oci): node-scoped, derived from the share of requests
-    /// refused, with a short validity, so that no refusal leaves without an OCI.
+    /// With `cause` 74 (a refusal) while the reporter's metric is 0, the reporter's
+    /// [provisional OCI](crate::admission#overflow-oci) for the cut the queue's refusals call
+    /// for ([`OverloadReporter::oci_for_refusal`](pfcp_overload::OverloadReporter::oci_for_refusal)),
+    /// so that no refusal leaves without an OCI.
     pub fn oci_for(
         &mut self,
         peer: &PeerKey,
@@ -60,36 +61,46 @@ impl UpAdmission {
         now: Instant,
     ) -> Option<OverloadControlInformation> {
         self.advance(now);
-        let oci = if self.wants_overflow_oci(peer, message_type, cause) {
-            let oci = self.overflow_oci(now);
-            if let Some(o) = &oci {
-                // The reporter reconstructs this peer's demand under what it was told.
-                self.reporter.note_sent(peer, o.metric.percent());
-                self.overflow_told(peer, o);
-            }
-            oci
-        } else {
+        let before = self.reporter.provisional(now);
+        let oci = if cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION) {
+            let in_force = before.map(|p| p.sequence_number);
+            let metric = if self.reporter.metric() == 0 {
+                self.overflow
+                    .metric(&self.stats, in_force, self.reporter.config())
+            } else {
+                None
+            };
             let oci = self
                 .reporter
-                .oci_for(peer, message_type, cause, now)
-                .map(|o| self.reporter_oci_on_wire(o, now));
-            match oci {
-                Some(o) => {
-                    self.overflow_told(peer, &o);
-                    Some(o)
-                }
-                None if message_type.may_carry_oci() && self.reporter.peer_ovrl(peer) => {
-                    let end = self.overflow_end_for(peer, now);
-                    if let Some(o) = &end {
-                        self.reporter.note_sent(peer, o.metric.percent());
-                    }
-                    end
-                }
-                None => None,
-            }
+                .oci_for_refusal(peer, message_type, metric, now);
+            let after = self.reporter.provisional(now).map(|p| p.sequence_number);
+            self.overflow.told(in_force, after);
+            oci
+        } else {
+            self.reporter.oci_for(peer, message_type, cause, now)
         };
+        let after = self.reporter.provisional(now);
+        if let Some(p) =
+            after.filter(|p| before.is_none_or(|b| b.sequence_number != p.sequence_number))
+        {
+            if p.metric > 0 {
+                self.stats.provisional_oci_issued += 1;
+                tracing::info!(
+                    metric = p.metric,
+                    oci_sequence = p.sequence_number,
+                    validity_ms = p.expires.saturating_duration_since(p.issued).as_millis() as u64,
+                    "admission: provisional OCI issued (no measured metric yet)"
+                );
+            } else {
+                self.stats.provisional_oci_ended += 1;
+                tracing::info!(
+                    oci_sequence = p.sequence_number,
+                    "admission: provisional OCI ended (no refusal for a control interval)"
+                );
+            }
+        }
         if let Some(o) = &oci {
-            metrics::counter!("pfcp_oci_sent_total").increment(1);
+            self.stats.oci_sent += 1;
             tracing::debug!(
                 peer = %peer,
                 message_type = message_type.0,
@@ -111,7 +122,7 @@ impl UpAdmission {
     ) -> Option<LoadControlInformation> {
         let lci = self.load.lci_for(peer, message_type);
         if let Some(l) = &lci {
-            metrics::counter!("pfcp_lci_sent_total").increment(1);
+            self.stats.lci_sent += 1;
             tracing::debug!(
                 peer = %peer,
                 message_type = message_type.0,
@@ -123,8 +134,8 @@ impl UpAdmission {
         lci
     }
 
-    /// Close every control interval that ended at or before `now`, then refresh the OCI
-    /// validity if due.
+    /// Close every control interval that ended at or before `now`, feed the window of a fall
+    /// of demand, and start the count of OCI sequence numbers again if that is due.
     pub(super) fn advance(&mut self, now: Instant) {
         let mut closed = 0u32;
         while self.interval_end <= now {
@@ -152,7 +163,7 @@ impl UpAdmission {
                 intervals: FallWindow::intervals(),
             };
             if let Some(metric) = self.reporter.handle_window(&w, now) {
-                metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
+                self.stats.published(metric);
                 tracing::info!(
                     metric,
                     oci_sequence = self.reporter.sequence_number(),
@@ -162,14 +173,10 @@ impl UpAdmission {
                 );
             }
         }
-        let before = self.reporter.sequence_number();
-        self.reporter.handle_timeout(now);
-        if self.reporter.sequence_number() != before {
-            tracing::debug!(
-                metric = self.reporter.metric(),
-                oci_sequence = self.reporter.sequence_number(),
-                "admission: OCI validity refreshed"
-            );
+        if self.sequence_reset_at.is_some_and(|t| now >= t) {
+            self.sequence_reset_at = None;
+            self.reporter.restart_sequence();
+            tracing::info!("admission: the count of OCI sequence numbers starts again");
         }
     }
 
@@ -209,7 +216,7 @@ impl UpAdmission {
         self.top
             .close_interval(end, self.interval, self.reporter.capacity());
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
-            metrics::gauge!("pfcp_overload_metric_published").set(f64::from(metric));
+            self.stats.published(metric);
             tracing::info!(
                 metric,
                 oci_sequence = self.reporter.sequence_number(),
@@ -229,7 +236,7 @@ impl UpAdmission {
             let smoothed = self.utilisation.map_or(u, |prev| a * u + (1.0 - a) * prev);
             self.utilisation = Some(smoothed);
             if let Some(load) = self.load.handle_utilisation(smoothed) {
-                metrics::gauge!("pfcp_load_metric_published").set(f64::from(load));
+                self.stats.load_metric_published += 1;
                 tracing::info!(
                     load,
                     utilisation = smoothed,

@@ -530,7 +530,10 @@ fn rejection_of_establishment_carries_node_id_cause_74_and_aoci() {
         got.aoci(),
         "clause 8.2.76: AOCI on a rejected establishment"
     );
-    assert_eq!(got.metric.percent(), up.overload_metric());
+    // One peer: the level of the 3-point grid nearest the law's metric.
+    assert_eq!(Some(got.metric.percent()), up.reporter().metric_for(&peer));
+    assert_eq!(got.metric.percent() % 3, 0);
+    assert!(got.metric.percent().abs_diff(up.overload_metric()) <= 1);
     assert_eq!(
         msg.load_control_information().unwrap().unwrap(),
         lci.unwrap()

@@ -119,12 +119,17 @@ pub struct AdmissionConfig {
     pub rejection_cost: f64,
     /// What a full queue does to a request it cannot hold. Default [`WhenFull::Reject`].
     pub when_full: WhenFull,
-    /// Period of Validity of the *overflow OCI*: the one a cause-74 refusal carries while the
-    /// reporter publishes no metric yet (see the [module docs](crate::admission#overflow-oci)). Default
-    /// 2 s, the finest the Timer IE encodes (clause 8.2.35); it is rounded up to what the
-    /// Timer encodes. Short, because the estimate only bridges until the first measured
-    /// metric, and a one-off burst must not throttle the CP functions for long.
-    pub overflow_oci_validity: Duration,
+    /// After how long the count of OCI sequence numbers starts again, once, from the
+    /// reporter's configured start ([`OverloadReporter::restart_sequence`](pfcp_overload::OverloadReporter::restart_sequence)):
+    /// a UP function that restarted without a new Recovery Time Stamp, as seen from its CP
+    /// functions (`UpProfile::sequence_reset_after`, for experiments). Default `None`.
+    pub sequence_reset_after: Option<Duration>,
+    /// Take the OCI sequence numbers from the clock: the wall clock's NTP seconds (seconds
+    /// since 1900, as the Recovery Time Stamp, clause 8.2.65) at the instant the admission is
+    /// created, counting from there ([`SequenceMode::ntp_seconds`](pfcp_overload::SequenceMode::ntp_seconds);
+    /// clause 6.2.4.3.2: "e.g. ... a time stamp"). It overrides the reporter's `sequence`.
+    /// Default `None`: the reporter's own.
+    pub oci_clock: Option<u32>,
     /// Size the reporter's target load to how bursty the arrivals are, while overloaded:
     /// from the configured target (1.2 by default) at the start of an overload episode, to
     /// `1 / (1 - 10 c² / 2K)` within 1 to 1.5, where `c²` is the arrivals' index of
@@ -175,7 +180,8 @@ impl AdmissionConfig {
             load_smoothing: 0.5,
             rejection_cost: 0.0,
             when_full: WhenFull::Reject,
-            overflow_oci_validity: Duration::from_secs(2),
+            sequence_reset_after: None,
+            oci_clock: None,
             adapt_target_load: true,
         }
     }
@@ -245,10 +251,16 @@ impl AdmissionConfig {
         self.load_smoothing = load_smoothing;
         self
     }
-    /// With `overflow_oci_validity` set (see the field).
+    /// With `oci_clock` set (see the field).
     #[must_use]
-    pub fn with_overflow_oci_validity(mut self, validity: Duration) -> Self {
-        self.overflow_oci_validity = validity;
+    pub fn with_oci_clock(mut self, ntp_seconds: Option<u32>) -> Self {
+        self.oci_clock = ntp_seconds;
+        self
+    }
+    /// With `sequence_reset_after` set (see the field).
+    #[must_use]
+    pub fn with_sequence_reset_after(mut self, after: Option<Duration>) -> Self {
+        self.sequence_reset_after = after;
         self
     }
 }
@@ -282,10 +294,6 @@ pub enum AdmissionConfigError {
     /// `load_smoothing` is outside `(0, 1]`.
     #[error("load_smoothing must be in (0, 1], got {0}")]
     LoadSmoothing(f64),
-    /// `overflow_oci_validity` is zero (a stopped timer: the CP would drop the OCI at once)
-    /// or longer than the Timer IE encodes (clause 8.2.35).
-    #[error("overflow_oci_validity must be above zero and encodable as a Timer, got {0:?}")]
-    OverflowOciValidity(Duration),
     /// `node_id` is an FQDN that cannot be encoded.
     #[error("node_id: {0}")]
     NodeId(#[from] FqdnError),
@@ -309,8 +317,10 @@ pub enum RejectionError {
     Encode(#[from] EncodeError),
 }
 
-/// Counters since creation (also exported through `metrics`, see the module docs).
+/// Counters since creation, typed: what the endpoint and the tools export (see the
+/// [module docs](crate::admission#tracing-and-counters)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct AdmissionStats {
     /// Requests subject to admission that were offered.
     pub offered: u64,
@@ -329,4 +339,27 @@ pub struct AdmissionStats {
     pub served: u64,
     /// Requests dropped without an answer ([`WhenFull::Drop`]).
     pub dropped: u64,
+    /// OCIs handed out for piggybacking ([`UpAdmission::oci_for`](crate::admission::UpAdmission::oci_for)).
+    pub oci_sent: u64,
+    /// LCIs handed out for piggybacking ([`UpAdmission::lci_for`](crate::admission::UpAdmission::lci_for)).
+    pub lci_sent: u64,
+    /// Provisional OCIs issued for refusals before the reporter had a metric (each a new
+    /// sequence number: a new episode, a rise, or an extension of its validity).
+    pub provisional_oci_issued: u64,
+    /// Ends of a provisional OCI told after a control interval without refusals.
+    pub provisional_oci_ended: u64,
+    /// Changes of the published Overload Reduction Metric.
+    pub overload_metric_published: u64,
+    /// The highest Overload Reduction Metric published.
+    pub overload_metric_peak: u8,
+    /// Changes of the published Load Metric.
+    pub load_metric_published: u64,
+}
+
+impl AdmissionStats {
+    /// The reporter published `metric`.
+    pub(crate) fn published(&mut self, metric: u8) {
+        self.overload_metric_published += 1;
+        self.overload_metric_peak = self.overload_metric_peak.max(metric);
+    }
 }

@@ -263,6 +263,41 @@ impl Node {
         (oci.is_some() || lci.is_some()).then_some((lci, oci))
     }
 
+    /// A Heartbeat message `bytes` of type `ty` to `peer`, with this UP's LCI appended when
+    /// its admission places the LCI in Heartbeat messages
+    /// ([`LciPlacement::Heartbeat`](pfcp_overload::LciPlacement::Heartbeat)); unchanged
+    /// otherwise.
+    pub(super) fn heartbeat_lci(
+        &mut self,
+        peer: SocketAddr,
+        bytes: Bytes,
+        ty: MessageType,
+    ) -> Bytes {
+        let key = self.node_of(peer);
+        let Some(adm) = self.admission.as_mut() else {
+            return bytes;
+        };
+        match adm.lci_for(&key, ty) {
+            Some(lci) => amend(&bytes, None, Some(lci), None).unwrap_or(bytes),
+            None => bytes,
+        }
+    }
+
+    /// The LCI of a Heartbeat message from the UP function `peer`, for a CP node: some UP
+    /// functions send their load only there (`LoadConfig::heartbeat_lci`).
+    pub(super) fn read_heartbeat_lci(&mut self, peer: SocketAddr, msg: &Message<'_>, now: Instant) {
+        if self.cp.is_none() || msg.find(IeType::LOAD_CONTROL_INFORMATION).is_none() {
+            return;
+        }
+        let node = self.node_of(peer);
+        if let (Some(cp), Some(record)) = (self.cp.as_mut(), self.peers.record_at_mut(&peer)) {
+            let link = record
+                .up
+                .get_or_insert_with(|| Box::new(cp.link(&node, now)));
+            cp.handle_message(link, None, msg, now);
+        }
+    }
+
     /// This UP's OCI and LCI for its Session Report Request to `peer` whose IEs are `ies`,
     /// when the inclusion policy says so (Table 7.5.8.1-1; clauses 6.2.3.3, 6.2.4.3): none if
     /// `ies` carry an OCI of the application's already, or this node has no admission.

@@ -4,7 +4,6 @@
 //! node itself calls no metrics facade: the tokio endpoint exports the catalogue (feature
 //! `metrics`, [`crate::export`]), and so can any embedding.
 //!
-//! UP self-protection publishes its own counters and gauges ([`crate::admission`]).
 
 use super::Node;
 
@@ -68,6 +67,8 @@ const DECISIONS: &str = "CP decisions on the first transmission of a request, by
 const THROTTLED: &str = "requests a throttle refused, by the throttle that refused it";
 const OCI: &str = "Overload Control Information received, by what became of it";
 const LCI: &str = "Load Control Information received, by what became of it";
+const ADMISSION: &str = "requests offered to UP self-protection, by what became of them";
+const REFUSED: &str = "requests UP self-protection refused with Cause 74, by why";
 
 /// The catalogue, in the order [`Node::metrics`] gives the values.
 pub const METRICS: &[Metric] = &[
@@ -365,6 +366,96 @@ pub const METRICS: &[Metric] = &[
         "sessions",
         "UP selections for new sessions, by outcome",
     ),
+    counter(
+        "pfcp_admission_offered_total",
+        &[("outcome", "queued")],
+        "requests",
+        ADMISSION,
+    ),
+    counter(
+        "pfcp_admission_offered_total",
+        &[("outcome", "rejected")],
+        "requests",
+        ADMISSION,
+    ),
+    counter(
+        "pfcp_admission_offered_total",
+        &[("outcome", "bypassed")],
+        "requests",
+        ADMISSION,
+    ),
+    counter(
+        "pfcp_requests_rejected_total",
+        &[("reason", "queue_full")],
+        "requests",
+        REFUSED,
+    ),
+    counter(
+        "pfcp_requests_rejected_total",
+        &[("reason", "evicted")],
+        "requests",
+        REFUSED,
+    ),
+    counter(
+        "pfcp_requests_rejected_total",
+        &[("reason", "expired")],
+        "requests",
+        REFUSED,
+    ),
+    counter(
+        "pfcp_admission_served_total",
+        &[],
+        "requests",
+        "requests UP self-protection served",
+    ),
+    counter(
+        "pfcp_admission_dropped_total",
+        &[],
+        "requests",
+        "requests UP self-protection dropped without an answer",
+    ),
+    counter(
+        "pfcp_oci_sent_total",
+        &[],
+        "OCIs",
+        "Overload Control Information sent to CP functions",
+    ),
+    counter(
+        "pfcp_lci_sent_total",
+        &[],
+        "LCIs",
+        "Load Control Information sent to CP functions",
+    ),
+    counter(
+        "pfcp_overflow_oci_issued_total",
+        &[],
+        "OCIs",
+        "provisional OCIs of the queue's refusals, issued before the law had a metric",
+    ),
+    counter(
+        "pfcp_overflow_oci_ended_total",
+        &[],
+        "episodes",
+        "provisional OCI episodes ended with a metric of 0",
+    ),
+    gauge(
+        "pfcp_admission_queue_depth",
+        &[],
+        "requests",
+        "requests waiting in UP self-protection's queue",
+    ),
+    gauge(
+        "pfcp_overload_metric_published",
+        &[],
+        "percent",
+        "the Overload Reduction Metric this UP function publishes (0: not overloaded)",
+    ),
+    gauge(
+        "pfcp_load_metric_published",
+        &[],
+        "percent",
+        "the Load Metric this UP function publishes",
+    ),
 ];
 
 /// A gauge about one UP function, labelled with its Node ID (`up`).
@@ -401,6 +492,18 @@ impl Node {
         let c = self.cp.as_ref().map(|c| *c.stats()).unwrap_or_default();
         let p = self.peers.stats();
         let guard = self.guard.dropped_associated();
+        let a = self
+            .admission
+            .as_ref()
+            .map(|a| *a.stats())
+            .unwrap_or_default();
+        let (queue, overload, load) = self.admission.as_ref().map_or((0, 0, 0), |a| {
+            (
+                a.len() as u64,
+                u64::from(a.overload_metric()),
+                u64::from(a.load_metric().unwrap_or(0)),
+            )
+        });
         let values: [u64; METRICS.len()] = [
             n.datagrams_received,
             self.guard.dropped().saturating_sub(guard),
@@ -451,6 +554,21 @@ impl Node {
             c.peer_resets,
             c.selections,
             c.selections_none,
+            a.queued,
+            a.rejected,
+            a.bypassed,
+            a.rejected,
+            a.evicted,
+            a.expired,
+            a.served,
+            a.dropped,
+            a.oci_sent,
+            a.lci_sent,
+            a.provisional_oci_issued,
+            a.provisional_oci_ended,
+            queue,
+            overload,
+            load,
         ];
         for (m, v) in METRICS.iter().zip(values) {
             f(m, v as f64);

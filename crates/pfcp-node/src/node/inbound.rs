@@ -86,6 +86,7 @@ impl Node {
         match self.peers.handle_request(&self.local, peer, msg, now) {
             Some(Ok(a)) => {
                 if let Some(bytes) = a.response {
+                    let bytes = self.heartbeat_lci(peer, bytes, MessageType::HEARTBEAT_RESPONSE);
                     self.backlog.push_back(Transmit { peer, bytes });
                     // It counts in the connection's egress rate like every answer.
                     self.count_egress(peer, pfcp_throttle::MessageKind::Answer, now);
@@ -97,6 +98,7 @@ impl Node {
             Some(Err(e)) => warn!(%peer, error = %e, "heartbeat response not built"),
             None => {}
         }
+        self.read_heartbeat_lci(peer, msg, now);
     }
 
     fn on_request(

@@ -371,6 +371,7 @@ impl Node {
         let seq = self.sequence_for(peer);
         // Built here with `seq`: the transaction layer need not decode it.
         let b = peer::heartbeat_request(&self.local, seq)?;
+        let b = self.heartbeat_lci(peer, b, MessageType::HEARTBEAT_REQUEST);
         self.count_egress(peer, MessageKind::Management, now);
         let tx = self
             .xact
@@ -512,6 +513,7 @@ impl Node {
                 if let Some(e) = self.peers.handle_heartbeat_response(peer, msg, now) {
                     self.on_peer_event(e, now);
                 }
+                self.read_heartbeat_lci(peer, msg, now);
                 if let Some(id) = id {
                     self.events
                         .push_back(answered(id, peer, bytes, cause, transmissions));

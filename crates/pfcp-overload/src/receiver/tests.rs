@@ -86,19 +86,72 @@ fn clause_6_2_4_3_2_any_sequence_accepted_after_expiry() {
     assert_eq!(t.reduction(Some(ip), &node, later), 60);
 }
 
+/// Clause 6.2.4.3.2 with a UP function that fills the number from its clock: across the
+/// 32-bit wrap the numbers after it are newer, and a late retransmission of one from before it
+/// is older. Here the overload ended (metric 0) just after the wrap; a retransmitted response
+/// of the storm, carrying 25 % under a pre-wrap number, must not throttle the CP again.
 #[test]
-fn sequence_wrap_is_newer() {
+fn clause_6_2_4_3_2_a_late_pre_wrap_oci_after_the_wrap_is_ignored() {
     let (mut t, o, ip, node, now) = setup();
-    t.handle_oci(&o, &oci(u32::MAX - 1, 30, secs(60), false), now);
-    t.handle_oci(&o, &oci(2, 40, secs(60), false), now);
-    assert_eq!(t.reduction(Some(ip), &node, now), 40);
+    t.handle_oci(&o, &oci(u32::MAX - 1, 25, secs(60), false), now);
+    assert_eq!(t.reduction(Some(ip), &node, now), 25);
+    // Newer across the wrap: applied.
+    t.handle_oci(&o, &oci(2, 0, secs(60), false), now);
+    assert_eq!(t.reduction(Some(ip), &node, now), 0);
+    let late = t.handle_oci(&o, &oci(u32::MAX - 1, 25, secs(60), false), now);
+    assert_eq!(
+        late,
+        OciOutcome::Ignored {
+            scope: Some(Scope::Entity(ip)),
+            reason: IgnoreReason::Stale {
+                stored: 2,
+                received: u32::MAX - 1
+            }
+        }
+    );
+    assert_eq!(t.reduction(Some(ip), &node, now), 0);
 }
 
+/// Clause 6.2.4.3.2: a UP function whose counter started again must be "processed". A number
+/// further behind than the reset window is a reset (reported as an event); one within it is a
+/// late retransmission.
+#[test]
+fn clause_6_2_4_3_2_a_restarted_counter_is_processed() {
+    let (mut t, o, ip, node, now) = setup();
+    t.handle_oci(&o, &oci(50_000, 30, secs(60), false), now);
+    while t.poll_event().is_some() {}
+    // Behind by 4096 (the default window): a retransmission.
+    t.handle_oci(&o, &oci(50_000 - 4096, 60, secs(60), false), now);
+    assert_eq!(t.reduction(Some(ip), &node, now), 30);
+    while t.poll_event().is_some() {}
+    // Behind by more: the counter restarted.
+    let out = t.handle_oci(&o, &oci(1, 70, secs(60), false), now);
+    assert!(matches!(out, OciOutcome::Applied { metric: 70, .. }));
+    assert_eq!(t.reduction(Some(ip), &node, now), 70);
+    assert_eq!(
+        t.poll_event(),
+        Some(OverloadEvent::SequenceReset {
+            scope: Scope::Entity(ip),
+            stored: 50_000,
+            received: 1
+        })
+    );
+    // From there the new count goes on as usual.
+    t.handle_oci(&o, &oci(2, 20, secs(60), false), now);
+    assert_eq!(t.reduction(Some(ip), &node, now), 20);
+}
+
+/// A restart closer than the window is told by the UP function's Recovery Time Stamp: the node
+/// that sees it change flushes the peer ([`OverloadTable::reset_peer`]), and the lower number is
+/// then accepted.
 #[test]
 fn peer_reset_accepts_a_restarted_counter() {
     let (mut t, o, ip, node, now) = setup();
     t.handle_oci(&o, &oci(1000, 30, secs(60), false), now);
     t.handle_oci(&o, &oci(1000, 30, secs(60), true), now);
+    // Before the reset, 1 is a late number (behind by 999).
+    t.handle_oci(&o, &oci(1, 70, secs(60), false), now);
+    assert_eq!(t.reduction(Some(ip), &node, now), 30);
     t.reset_peer(&node);
     assert!(t.is_empty());
     t.handle_oci(&o, &oci(1, 70, secs(60), false), now);

@@ -8,14 +8,15 @@ use pfcp_wire::ie::Timer;
 
 use super::ControlLaw;
 
-/// How sequence numbers are allocated.
+/// How sequence numbers are allocated (clause 6.2.4.3.2: "e.g. ... a time stamp").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SequenceMode {
-    /// A counter starting at the given value, +1 per change.
+    /// A counter starting at the given value, +1 per number issued.
     Counter(u32),
-    /// Whole seconds since `epoch` (plus `offset`), forced strictly increasing. With a fixed
-    /// wall-clock epoch mapped to an `Instant` by the caller, numbers keep growing across
-    /// restarts.
+    /// Whole seconds since `epoch` (plus `offset`), forced strictly increasing (in serial
+    /// order, across the 32-bit wrap too). With the wall clock's NTP seconds at `epoch` as the
+    /// offset ([`SequenceMode::ntp_seconds`]), numbers keep growing across restarts without
+    /// storage, and cross the wrap in February 2036.
     EpochSeconds {
         /// The instant that maps to `offset`.
         epoch: Instant,
@@ -24,14 +25,45 @@ pub enum SequenceMode {
     },
 }
 
-/// When a peer gets the OCI.
+impl SequenceMode {
+    /// Numbers from the clock: `ntp_seconds` (seconds since 1900, the first 32 bits of an NTP
+    /// timestamp, as in the Recovery Time Stamp, clause 8.2.65) at the instant `now`. The
+    /// caller reads the wall clock; the reporter never does.
+    pub fn ntp_seconds(now: Instant, ntp_seconds: u32) -> SequenceMode {
+        SequenceMode::EpochSeconds {
+            epoch: now,
+            offset: ntp_seconds,
+        }
+    }
+}
+
+/// Which messages to a peer carry the OCI (clause 6.2.4.2 leaves it to the implementation:
+/// "in every message, ... or periodically", possibly a subset of the eligible messages).
+/// Whatever the policy, only Session Establishment, Modification and Deletion Responses and
+/// Session Report Requests carry one, only towards peers with OVRL, and a new sequence number
+/// is taken only when what the peer is told changes or its validity must be extended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InclusionPolicy {
-    /// Until the peer has been sent the current sequence number (then again on change or
-    /// refresh). Saves octets; relies on the validity period to end stale state.
+    /// Until the peer has been sent the current information (then again on a change or a
+    /// refresh). Saves octets; relies on the validity period to end stale state. The default.
     UntilCurrent,
-    /// On every eligible message while there is something to say.
+    /// On every eligible message while the peer is told of an overload (and once more with
+    /// its end).
     EveryMessage,
+    /// Only on responses that reject a request (any Cause other than an acceptance): the
+    /// overload shows only where the UP function refuses. Its end then reaches the peer only
+    /// on a later rejection, or by the validity running out.
+    Rejections,
+    /// On every `n`-th eligible message to the peer (the first, the `n + 1`-th, ...), with the
+    /// current information. `n` of 0 reads as 1.
+    EveryNth(u32),
+    /// At most one OCI per peer per period, with the current information, on the first
+    /// eligible message after the period.
+    Periodic(Duration),
+    /// Never: the UP function rejects with Cause 74 alone (self-protection without overload
+    /// control).
+    Never,
 }
 
 /// Configuration of an [`OverloadReporter`](super::OverloadReporter).
@@ -65,9 +97,20 @@ pub struct ReporterConfig {
     /// Intervals between publishing a metric and the CPs applying it, beyond the one in which
     /// it is published. Default 1.
     pub feedback_delay: usize,
-    /// Publishing granularity in points. Default 5.
+    /// Publishing granularity in points of the [`ControlLaw::FeedForward`] law, and the
+    /// least change it tells a peer. Default 5.
     pub step: u8,
-    /// Highest metric ever published. Default 95 (keeps a trickle to measure demand with).
+    /// The grid of the metrics a peer is told under the [`ControlLaw::Adaptive`] and
+    /// [`ControlLaw::Utilisation`] laws, in points: every metric told is a multiple of it, so
+    /// every change a peer sees is at least that large (clause 6.2.4.3.2.3: the UP function
+    /// should refrain from changes with a granularity of 1 or 2 points). With
+    /// [`ReporterConfig::dither`] the peers are spread over the two levels around the law's
+    /// share, so that together they admit it. Default 3; 1 or 2 only for comparison
+    /// (`docs/overload-control.md`, "The law's steps").
+    pub peer_step: u8,
+    /// Highest metric ever published. Default 95 (keeps a trickle to measure demand with); a
+    /// peer is told at most the highest level of its grid below it (93 with the default
+    /// `peer_step`).
     pub max_metric: u8,
     /// Intervals a lower value must be asked for before it is published. Default 3.
     pub dwell: usize,
@@ -80,6 +123,12 @@ pub struct ReporterConfig {
     pub sequence: SequenceMode,
     /// Inclusion policy. Default [`InclusionPolicy::UntilCurrent`].
     pub inclusion: InclusionPolicy,
+    /// Period of Validity of a *provisional* OCI: the one a refusal carries while the law has
+    /// no metric yet ([`OverloadReporter::oci_for_refusal`](super::OverloadReporter::oci_for_refusal)).
+    /// Default 2 s, the finest the Timer IE encodes beyond 0 (clause 8.2.35): it only bridges
+    /// until the law's first metric, and a one-off burst must not throttle the CP functions
+    /// for long.
+    pub provisional_validity: Duration,
     /// Always set AOCI (node-scoped OCI), for a UP function with one PFCP entity per node or
     /// one that measures load for the whole node. Default false.
     pub node_scoped: bool,
@@ -93,14 +142,15 @@ pub struct ReporterConfig {
     /// more; see `docs/overload-control.md` for why this replaces fixed steps).
     pub min_change: f64,
     /// Dither the metric across peers ([`ControlLaw::Adaptive`] only). The law's admitted share
-    /// usually lies between two whole metrics; each peer is told one of the two by its fixed
-    /// place in a low-discrepancy order (the golden ratio's), so that the share of peers told
-    /// the upper one is the fraction between them. The CP functions together then admit the
-    /// law's share, not the nearest whole metric's: at a metric of 88 one point is a twelfth
-    /// of what they admit, and a one-point change told to all of them at once moved the
-    /// arrivals by a tenth of the capacity. Each peer still gets a whole metric (clause
-    /// 8.2.34) and every change with a new sequence number (6.2.4.3.2.1); a single peer gets
-    /// the rounded one. Default true.
+    /// usually lies between two levels of the grid ([`ReporterConfig::peer_step`]); each peer
+    /// is told one of the two by its fixed place in a low-discrepancy order (the golden
+    /// ratio's), so that the share of peers told the upper one is the fraction between them.
+    /// The CP functions together then admit the law's share, not the nearest level's: at a
+    /// metric of 88 one point is a twelfth of what they admit, and a change told to all of
+    /// them at once moved the arrivals by a tenth of the capacity. Each peer still gets a
+    /// whole metric on the grid (clause 8.2.34, 6.2.4.3.2.3), a new sequence number only when
+    /// its own metric changes or its validity is extended (6.2.4.3.2.1); a single peer gets
+    /// the nearest level. Without dithering every peer gets the nearest level. Default true.
     pub dither: bool,
 }
 
@@ -114,12 +164,14 @@ impl Default for ReporterConfig {
             drain_intervals: 5.0,
             feedback_delay: 1,
             step: 5,
+            peer_step: 3,
             max_metric: 95,
             dwell: 3,
             validity: Duration::from_secs(30),
             refresh_before: Duration::from_secs(5),
             sequence: SequenceMode::Counter(1),
             inclusion: InclusionPolicy::UntilCurrent,
+            provisional_validity: Duration::from_secs(2),
             node_scoped: false,
             max_peers: 65_536,
             law: ControlLaw::Adaptive,
@@ -162,6 +214,9 @@ impl ReporterConfig {
         if self.step == 0 || self.step > 100 {
             return Err(E::Step(self.step));
         }
+        if self.peer_step == 0 || self.peer_step > 33 {
+            return Err(E::PeerStep(self.peer_step));
+        }
         if self.max_metric > 100 {
             return Err(E::MaxMetric(self.max_metric));
         }
@@ -172,7 +227,33 @@ impl ReporterConfig {
         if !(self.min_change.is_finite() && (0.0..1.0).contains(&self.min_change)) {
             return Err(E::MinChange(self.min_change));
         }
+        match Timer::from_duration(self.provisional_validity) {
+            Some(t) if !self.provisional_validity.is_zero() && t != Timer::INFINITE => {}
+            _ => return Err(E::ProvisionalValidity(self.provisional_validity)),
+        }
         Ok(())
+    }
+
+    /// The least change of the metric a peer is told, in points, and the grid every metric it
+    /// is told lies on: [`ReporterConfig::step`] for the [`ControlLaw::FeedForward`] law,
+    /// [`ReporterConfig::peer_step`] for the others (0 reads as 1).
+    pub fn metric_step(&self) -> u8 {
+        match self.law {
+            ControlLaw::FeedForward => self.step.clamp(1, 100),
+            _ => self.peer_step.clamp(1, 100),
+        }
+    }
+
+    /// The highest metric a peer is told: the highest multiple of
+    /// [`ReporterConfig::metric_step`] at or below `max_metric`, and 99 (100 would admit
+    /// nothing) except for the [`ControlLaw::FeedForward`] law, which may publish 100.
+    pub fn max_told(&self) -> u8 {
+        let step = self.metric_step();
+        let max = match self.law {
+            ControlLaw::FeedForward => self.max_metric.min(100),
+            _ => self.max_metric.min(99),
+        };
+        max / step * step
     }
 
     /// The first law of this crate with its own defaults ([`ControlLaw::FeedForward`]: a
@@ -259,6 +340,18 @@ impl ReporterConfig {
         self.sequence = sequence;
         self
     }
+    /// With `peer_step` set (see the field).
+    #[must_use]
+    pub fn with_peer_step(mut self, peer_step: u8) -> Self {
+        self.peer_step = peer_step;
+        self
+    }
+    /// With `provisional_validity` set (see the field).
+    #[must_use]
+    pub fn with_provisional_validity(mut self, validity: Duration) -> Self {
+        self.provisional_validity = validity;
+        self
+    }
     /// With `inclusion` set (see the field).
     #[must_use]
     pub fn with_inclusion(mut self, inclusion: InclusionPolicy) -> Self {
@@ -313,6 +406,9 @@ pub enum ReporterConfigError {
     DrainIntervals(f64),
     /// `step` is 0 or above 100 points.
     Step(u8),
+    /// `peer_step` is 0 or above 33 points (a grid with a level between 0 and 99 needs at
+    /// most 33).
+    PeerStep(u8),
     /// `max_metric` is above 100: receivers read such a metric as 0 (clause 8.2.34).
     MaxMetric(u8),
     /// `validity` is zero, or not encodable as a finite Timer (clause 8.2.35): the CP would
@@ -320,6 +416,8 @@ pub enum ReporterConfigError {
     Validity(Duration),
     /// `min_change` is outside `[0, 1)`.
     MinChange(f64),
+    /// `provisional_validity` is zero or not encodable as a finite Timer (clause 8.2.35).
+    ProvisionalValidity(Duration),
 }
 
 impl fmt::Display for ReporterConfigError {
@@ -346,6 +444,11 @@ impl fmt::Display for ReporterConfigError {
                 "validity must be above zero and encodable as a finite Timer, got {v:?}"
             ),
             Self::MinChange(m) => write!(f, "min_change must be in [0, 1), got {m}"),
+            Self::PeerStep(s) => write!(f, "peer_step must be 1..=33 points, got {s}"),
+            Self::ProvisionalValidity(v) => write!(
+                f,
+                "provisional_validity must be above zero and encodable as a finite Timer, got {v:?}"
+            ),
         }
     }
 }

@@ -157,7 +157,11 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         self.law.demand = demand;
         let ff = if demand > 0.0 { target / demand } else { 1.0 };
         if arrived > 0.0 {
-            let error = (target / arrived).ln();
+            // What the peers were told departs from the law's share by the grid: what their
+            // levels admit is what should arrive. The trim learns how the CPs depart from what
+            // they were told, not the grid's rounding (alone on the grid, a peer would otherwise
+            // be walked from one level to the next and back).
+            let error = (target * self.quantisation() / arrived).ln();
             if error.abs() < TRIM_BAND {
                 self.law.trim = (self.law.trim + TRIM_GAIN * error).clamp(-TRIM_LIMIT, TRIM_LIMIT);
             }
@@ -205,6 +209,27 @@ impl<P: Hash + Eq + Clone> OverloadReporter<P> {
         }
         self.law.admit = a;
         metric_of(a)
+    }
+
+    /// The share the peers' levels admit over the share the law asked for (1 when nothing is
+    /// published or no peer gets OCIs): with many peers spread over the grid about 1, alone
+    /// the ratio of the nearest level's share to the law's.
+    fn quantisation(&self) -> f64 {
+        if self.published == 0 || self.config.law != ControlLaw::Adaptive {
+            return 1.0;
+        }
+        let levels = self.levels();
+        let (mut sum, mut n) = (0.0, 0u32);
+        for p in self.peers.values().filter(|p| p.ovrl) {
+            sum += admitted_share(levels.metric(p.rank));
+            n += 1;
+        }
+        let asked = (1.0 - self.fine / 100.0).clamp(0.01, 1.0);
+        if n == 0 {
+            1.0
+        } else {
+            (sum / f64::from(n) / asked).clamp(0.5, 2.0)
+        }
     }
 
     /// Lower the metric within a control interval when a window of it shows the demand fell:

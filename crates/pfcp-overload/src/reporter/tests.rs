@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use pfcp_wire::encode::Encode;
 use pfcp_wire::ie::IeIter;
+use pfcp_wire::{Cause, MessageType};
 
 use super::*;
 
@@ -63,23 +64,41 @@ fn capacity_is_learned_while_saturated() {
     assert_eq!(r.capacity(), Some(100.0));
 }
 
+/// Clause 6.2.4.3.2.1: the number changes with the content a peer is told, or to extend its
+/// validity, and "shall not be incremented otherwise".
 #[test]
-fn clause_6_2_4_3_2_sequence_changes_only_with_content_or_refresh() {
+fn clause_6_2_4_3_2_1_a_peer_gets_a_new_number_only_with_new_content_or_a_refresh() {
     let now = crate::test_now();
     let mut r: OverloadReporter<u8> = OverloadReporter::new(cfg());
+    r.set_peer_ovrl(1, true);
+    let msg = MessageType::SESSION_MODIFICATION_RESPONSE;
     r.handle_measurement(&overloaded(200), now);
-    let s1 = r.sequence_number();
+    let first = r.oci_for(&1, msg, None, now).unwrap();
+    assert_eq!(first.metric.percent(), 50);
+    // The law publishes again with the same metric: nothing new for the peer.
     r.handle_measurement(&overloaded(200), now);
-    assert_eq!(r.sequence_number(), s1);
-    // Refresh before the validity runs out: same metric, new number.
-    let due = r.poll_timeout().unwrap();
-    assert_eq!(due, now + Duration::from_secs(25));
-    r.handle_timeout(due - Duration::from_millis(1));
-    assert_eq!(r.sequence_number(), s1);
-    r.handle_timeout(due);
-    assert_eq!(r.sequence_number(), s1 + 1);
-    assert_eq!(r.metric(), 50);
-    assert_eq!(r.poll_timeout(), Some(due + Duration::from_secs(25)));
+    assert!(r.oci_for(&1, msg, None, now).is_none());
+    // Refresh 5 s before the validity (30 s) runs out: same metric, new number.
+    let t = now + Duration::from_secs(25);
+    assert!(r
+        .oci_for(&1, msg, None, t - Duration::from_millis(1))
+        .is_none());
+    let refresh = r.oci_for(&1, msg, None, t).unwrap();
+    assert_eq!(refresh.metric, first.metric);
+    assert!(crate::sequence::is_after(
+        refresh.sequence_number.0,
+        first.sequence_number.0
+    ));
+    assert!(r.oci_for(&1, msg, None, t).is_none());
+    // A new metric: a new number at once.
+    r.handle_measurement(&overloaded(400), t);
+    let raised = r.oci_for(&1, msg, None, t).unwrap();
+    assert!(raised.metric.percent() > 50);
+    assert_eq!(raised.metric.percent(), r.metric());
+    assert!(crate::sequence::is_after(
+        raised.sequence_number.0,
+        refresh.sequence_number.0
+    ));
 }
 
 #[test]
@@ -187,7 +206,6 @@ fn zero_goes_only_to_peers_told_non_zero() {
     assert!(r.oci_for(&"told", msg, None, now).is_none());
     // A peer that never heard of the overload is not bothered.
     assert!(r.oci_for(&"late", msg, None, now).is_none());
-    assert_eq!(r.poll_timeout(), None);
 }
 
 #[test]
@@ -470,13 +488,14 @@ fn a_window_in_which_demand_fell_lowers_the_metric_within_the_interval() {
     assert_eq!(r.metric(), 0);
 }
 
-/// With `dither` (the default for the adaptive law) the law's share lies between two whole
-/// metrics and each peer is told one of them by its place in a low-discrepancy order, so that
-/// the peers together admit that share; alone, a peer is told the rounded metric.
+/// With `dither` (the default for the adaptive law) the law's share lies between two levels
+/// of the 3-point grid and each peer is told one of them by its place in a low-discrepancy
+/// order, so that the peers together admit that share; alone, or undithered, a peer is told
+/// the nearest level.
 #[test]
 fn dithered_peers_together_admit_the_laws_share() {
     let now = crate::test_now();
-    let tell = |dither: bool, peers: u8| {
+    let tell = |dither: bool, peers: u8, arrived: u64| {
         let mut r: OverloadReporter<u8> = OverloadReporter::new(ReporterConfig {
             capacity: Some(100.0),
             dither,
@@ -485,9 +504,7 @@ fn dithered_peers_together_admit_the_laws_share() {
         for p in 0..peers {
             r.set_peer_ovrl(p, true);
         }
-        // 10x: the law asks for 100 x (1 - 97/1000) = 90.3, published rounded as 90.
-        r.handle_measurement(&overloaded(1000), now);
-        assert_eq!(r.metric(), 90);
+        r.handle_measurement(&overloaded(arrived), now);
         let told: Vec<u8> = (0..peers)
             .map(|p| {
                 let oci = r
@@ -503,14 +520,30 @@ fn dithered_peers_together_admit_the_laws_share() {
                 oci.metric.percent()
             })
             .collect();
-        told
+        (r.metric(), told)
     };
-    let told = tell(true, 10);
-    assert!(told.iter().all(|&m| m == 90 || m == 91), "{told:?}");
-    // 0.3 of the peers are told the upper metric: together they admit 9.7 %, the law's share.
-    assert_eq!(told.iter().filter(|&&m| m == 91).count(), 3, "{told:?}");
-    assert_eq!(tell(false, 10), vec![90; 10]);
-    assert_eq!(tell(true, 1), vec![90]);
+    // 10x: the law asks for 100 x (1 - 97/1000) = 90.3, rounded 90; the grid's levels around
+    // it are 90 and 93, 0.1 of the way: one peer in ten is told 93.
+    let (metric, told) = tell(true, 10, 1000);
+    assert_eq!(metric, 90);
+    assert!(told.iter().all(|&m| m == 90 || m == 93), "{told:?}");
+    assert_eq!(told.iter().filter(|&&m| m == 93).count(), 1, "{told:?}");
+    // 5x: 100 x (1 - 97/500) = 80.6, between 78 and 81, 0.87 of the way: 87 of 100 peers
+    // (within one) are told 81. Together they admit about the law's share.
+    let (_, told) = tell(true, 100, 500);
+    let upper = told.iter().filter(|&&m| m == 81).count();
+    assert!((86..=88).contains(&upper), "{upper}");
+    assert!(told.iter().all(|&m| m == 78 || m == 81), "{told:?}");
+    let admitted: f64 = told
+        .iter()
+        .map(|&m| 1.0 - f64::from(m) / 100.0)
+        .sum::<f64>()
+        / 100.0;
+    assert!((admitted - 0.194).abs() < 0.001, "{admitted}");
+    // Undithered, or alone: the nearest level.
+    assert_eq!(tell(false, 10, 500).1, vec![81; 10]);
+    assert_eq!(tell(true, 1, 500).1, vec![81]);
+    assert_eq!(tell(true, 1, 1000).1, vec![90]);
 }
 
 /// While open (metric 0), the adaptive law raises on what arrives, not on the demand rebuilt
@@ -527,15 +560,27 @@ fn an_open_reporter_raises_on_arrivals_not_on_a_demand_inflated_by_an_older_metr
         });
         r.set_peer_ovrl(1, true);
         r.set_peer_ovrl(2, true);
-        // Peer 1 has not heard the opening: it still sheds 88 %, each request counts for 8.3.
-        r.note_sent(&1, 88);
+        // Peer 1 is told 90 % in a storm; the storm ends within the interval (a window in
+        // which the demand fell opens at once), and peer 1 has not heard the opening yet:
+        // each of its requests counts for 10.
+        r.handle_measurement(&overloaded(1000), now);
+        let told = r
+            .oci_for(&1, MessageType::SESSION_MODIFICATION_RESPONSE, None, now)
+            .unwrap();
+        assert_eq!(told.metric.percent(), 90);
+        let calm = WindowMeasurement {
+            arrived: 4,
+            exempt: 0,
+            backlog: 0,
+            intervals: 0.5,
+        };
+        assert_eq!(r.handle_window(&calm, now), Some(0));
         for _ in 0..late {
             r.record_arrival(&1);
         }
         for _ in 0..current {
             r.record_arrival(&2);
         }
-        assert_eq!(r.metric(), 0);
         r.handle_measurement(
             &Measurement {
                 arrived: late + current,
@@ -546,14 +591,14 @@ fn an_open_reporter_raises_on_arrivals_not_on_a_demand_inflated_by_an_older_metr
         );
         r.metric()
     };
-    // 12 + 60 arrive (72, under the 97 target), a demand of 100 + 60 = 160: stays open.
-    assert_eq!(run(12, 60, 0), 0);
+    // 10 + 60 arrive (70, under the 97 target), a demand of 100 + 60 = 160: stays open.
+    assert_eq!(run(10, 60, 0), 0);
     // The same with a request queued: the demand counts, 1 - 96.8 / 160 (40 %) less what the
-    // trim takes off for arrivals below the target: 37 %.
-    let queued = run(12, 60, 1);
+    // trim takes off for arrivals below the target.
+    let queued = run(10, 60, 1);
     assert!((35..=40).contains(&queued), "{queued}");
-    // 12 + 90 arrive (102, above the target), a demand of 190: about 49 %.
-    let above = run(12, 90, 0);
+    // 10 + 90 arrive (100, above the target), a demand of 190: about 49 %.
+    let above = run(10, 90, 0);
     assert!((47..=50).contains(&above), "{above}");
 }
 
@@ -632,3 +677,5 @@ fn a_window_of_mostly_priority_requests_is_no_fall_of_the_rest() {
     let mut r = reporter();
     assert_eq!(r.handle_window(&window(4, 2), now), Some(0));
 }
+
+mod peers;

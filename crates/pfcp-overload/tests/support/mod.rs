@@ -179,3 +179,42 @@ impl Universe {
             .expect("scope of the universe")
     }
 }
+
+/// How a received sequence number relates to the stored one, as the tests' own model states
+/// it (clause 6.2.4.3.2, RFC 1982): the distance from the stored number to the received one
+/// on the circle of 2^32, computed in `i64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ModelOrder {
+    /// Ahead by less than half the circle; `wrapped` when numerically smaller (it crossed the
+    /// wrap).
+    Newer {
+        wrapped: bool,
+    },
+    Same,
+    /// Behind by at most the reset window.
+    Older,
+    /// Behind by more: the sender's count started again.
+    Reset,
+}
+
+impl ModelOrder {
+    pub(crate) fn of(stored: u32, received: u32, reset_window: u32) -> ModelOrder {
+        let circle: i64 = 1 << 32;
+        let ahead = (i64::from(received) - i64::from(stored)).rem_euclid(circle);
+        if ahead == 0 {
+            ModelOrder::Same
+        } else if ahead < circle / 2 {
+            ModelOrder::Newer {
+                wrapped: received < stored,
+            }
+        } else if circle - ahead <= i64::from(reset_window) {
+            ModelOrder::Older
+        } else {
+            ModelOrder::Reset
+        }
+    }
+
+    pub(crate) fn replaces(self) -> bool {
+        matches!(self, ModelOrder::Newer { .. } | ModelOrder::Reset)
+    }
+}

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use pfcp_overload::sequence::DEFAULT_WRAP_WINDOW;
+use pfcp_overload::sequence::DEFAULT_RESET_WINDOW;
 use pfcp_overload::{
     NodeKey, OciOrigin, OciOutcome, OverloadConfig, OverloadEvent, OverloadTable, Scope, ScopeState,
 };
@@ -21,7 +21,7 @@ use super::{base_instant, message_with, Coverage, Universe};
 // ------------------------------------------------------------------------------------------
 
 /// A sequence number, relative to the one stored for the target scope (1000 if none), so that
-/// duplicates, newer, older and wrapped numbers are all frequent.
+/// duplicates, newer, older, wrapped and reset numbers are all frequent.
 #[derive(Debug, Clone)]
 pub(crate) enum SeqPick {
     Any(u32),
@@ -52,6 +52,7 @@ pub(crate) fn seq_pick() -> impl Strategy<Value = SeqPick> {
         3 => Just(SeqPick::Same),
         3 => (1u32..4).prop_map(SeqPick::Plus),
         2 => (1u32..4).prop_map(SeqPick::Minus),
+        1 => (4_000u32..5_000).prop_map(SeqPick::Minus),
         1 => (0u32..3).prop_map(SeqPick::NearMax),
         1 => (0u32..3).prop_map(SeqPick::NearZero),
     ]
@@ -69,11 +70,12 @@ pub(crate) fn timer_octet() -> impl Strategy<Value = u8> {
     ]
 }
 
-/// Message types around the four that may carry OCI/LCI (51, 53, 55, 56).
+/// Message types around the four that may carry OCI/LCI (51, 53, 55, 56), and the Heartbeat
+/// messages (1, 2), where some UP functions put their LCI.
 pub(crate) fn carrier() -> impl Strategy<Value = Option<u8>> {
     prop_oneof![
         3 => Just(None),
-        1 => prop::sample::select(vec![50u8, 51, 52, 53, 54, 55, 56, 57]).prop_map(Some),
+        1 => prop::sample::select(vec![1u8, 2, 50, 51, 52, 53, 54, 55, 56, 57]).prop_map(Some),
     ]
 }
 
@@ -128,7 +130,7 @@ pub(crate) fn rx_op() -> impl Strategy<Value = RxOp> {
 #[derive(Debug, Clone)]
 pub(crate) struct RxCase {
     pub(crate) max_entries: usize,
-    pub(crate) wrap_window: u32,
+    pub(crate) reset_window: u32,
     pub(crate) max_events: usize,
     pub(crate) ops: Vec<RxOp>,
 }
@@ -136,13 +138,13 @@ pub(crate) struct RxCase {
 pub(crate) fn rx_case() -> impl Strategy<Value = RxCase> {
     (
         prop_oneof![3 => 0usize..=8, 1 => Just(4096usize)],
-        prop_oneof![2 => Just(DEFAULT_WRAP_WINDOW), 1 => Just(0u32), 1 => 0u32..10],
+        prop_oneof![2 => Just(DEFAULT_RESET_WINDOW), 1 => Just(0u32), 1 => 0u32..10],
         prop_oneof![3 => Just(1024usize), 1 => 0usize..4],
         prop::collection::vec(rx_op(), 1..60),
     )
-        .prop_map(|(max_entries, wrap_window, max_events, ops)| RxCase {
+        .prop_map(|(max_entries, reset_window, max_events, ops)| RxCase {
             max_entries,
-            wrap_window,
+            reset_window,
             max_events,
             ops,
         })
@@ -249,7 +251,7 @@ pub(crate) fn run_rx(case: &RxCase, cov: &Coverage, check: &RxCheck) -> Result<(
     let u = Universe::new();
     let config = OverloadConfig::default()
         .with_max_entries(case.max_entries)
-        .with_wrap_window(case.wrap_window)
+        .with_reset_window(case.reset_window)
         .with_max_events(case.max_events);
     let mut table = OverloadTable::new(config.clone());
     let mut now = base_instant();

@@ -1,17 +1,20 @@
-//! The overflow OCI: refusals before the reporter has a metric (TS 29.244 clauses 6.2.4.3,
-//! 8.2.76), the hand-over to the reporter, and the CP function's view of the numbers.
+//! The overflow metric and the reporter's provisional OCI: refusals before the reporter has a
+//! metric (TS 29.244 clauses 6.2.4.3, 8.2.76), the hand-over to the reporter's law, and the CP
+//! function's view of the numbers.
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
 
-use pfcp_overload::{OciOrigin, OciOutcome, OverloadConfig, OverloadTable};
+use pfcp_overload::{OciOrigin, OciOutcome, OverloadConfig, OverloadTable, ReporterConfigError};
 
 use bytes::Bytes;
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
-use pfcp_wire::{Header, Message, MessagePriority, SequenceNumber};
+use pfcp_wire::ie::OverloadControlInformation;
+use pfcp_wire::{Cause, Header, Message, MessagePriority, MessageType, SequenceNumber};
 
-use super::super::{AdmissionConfig, Admit, QueuedRequest};
+use super::super::{AdmissionConfig, AdmissionConfigError, Admit, QueuedRequest, UpAdmission};
 use super::*;
 
 #[allow(clippy::disallowed_methods)] // Tests need an arbitrary base instant; the module never reads the clock.
@@ -119,8 +122,9 @@ fn refusals_in_the_first_interval_carry_an_overflow_oci() {
     assert_eq!(ocis.len(), 8);
     let metrics: Vec<u8> = ocis.iter().map(|o| o.metric.percent()).collect();
     // The cut that brings the offered requests to 1.2 times what the queue kept (the default
-    // target load), rounded up to the 5-point step: 1 - 1.2 x 2/3, 1 - 1.2 x 2/4, ... 2/10.
-    assert_eq!(metrics, [20, 40, 55, 60, 70, 70, 75, 80]);
+    // target load), rounded up to the reporter's 3-point grid: 1 - 1.2 x 2/3 = 20 %,
+    // 1 - 1.2 x 2/4 = 40 %, ... 1 - 1.2 x 2/10 = 76 %.
+    assert_eq!(metrics, [21, 42, 54, 60, 66, 72, 75, 78]);
     for (prev, o) in ocis.iter().zip(&ocis[1..]) {
         // A new number when the value rises, the same one when it does not.
         let newer = o.sequence_number.0 > prev.sequence_number.0;
@@ -138,8 +142,13 @@ fn refusals_in_the_first_interval_carry_an_overflow_oci() {
             Some(Duration::from_secs(2))
         );
     }
-    // Fresh: above the reporter's own (unpublished) number.
-    assert!(ocis[0].sequence_number.0 > up.reporter().sequence_number());
+    // The reporter's own count: its first number, then one per rise.
+    assert_eq!(ocis[0].sequence_number.0, 1);
+    let last = ocis.last().unwrap();
+    assert_eq!(last.sequence_number.0, up.reporter().sequence_number());
+    let p = up.reporter().provisional(t0 + MS).unwrap();
+    assert_eq!((p.metric, p.sequence_number), (78, last.sequence_number.0));
+    assert_eq!(up.stats().provisional_oci_issued, 8);
 }
 
 #[test]
@@ -148,14 +157,17 @@ fn the_reporter_takes_over_with_newer_numbers_at_the_cp() {
     let mut up = admission(
         share_config()
             .with_service_rate(Some(1000.0))
-            .with_queue_capacity(10),
+            .with_queue_capacity(200),
         t0,
     );
     let mut cp = OverloadTable::new(OverloadConfig::default());
     let origin = OciOrigin::new(up_node(), Some(Ipv4Addr::new(192, 0, 2, 1).into()));
-    // 3x the capacity in the first interval.
+    // 3x the capacity in the first interval, room for 200: each rise of the refused share
+    // is news, up to a third (33.3 %, 36 on the grid).
     let ocis = burst(&mut up, 0, 300, t0 + MS);
-    assert!(ocis.len() > 250);
+    assert_eq!(up.stats().rejected, 100);
+    assert_eq!(ocis.len(), 100);
+    assert_eq!(ocis.last().map(|o| o.metric.percent()), Some(36));
     let mut applied = 0;
     for o in &ocis {
         if let OciOutcome::Applied { metric, .. } = cp.handle_oci(&origin, o, t0 + MS) {
@@ -176,15 +188,25 @@ fn the_reporter_takes_over_with_newer_numbers_at_the_cp() {
         last.metric.percent()
     );
     // The interval closes: the reporter publishes a measured metric, which the next refusal
-    // carries, and which the CP function takes as newer.
+    // carries, with a newer number and its own validity, and which the CP function takes as
+    // newer.
     let now = t0 + 100 * MS;
     up.handle_timeout(now);
     assert!(up.overload_metric() > 0);
+    assert!(up.reporter().provisional(now).is_none());
     let reporter = (300..)
         .find_map(|seq| offer(&mut up, seq, now))
         .unwrap()
         .unwrap();
-    assert_eq!(reporter.metric.percent(), up.overload_metric());
+    // One peer: the level of the grid nearest the law's metric.
+    assert_eq!(
+        Some(reporter.metric.percent()),
+        up.reporter().metric_for(&cp_node())
+    );
+    assert_eq!(
+        reporter.period_of_validity.duration(),
+        Some(Duration::from_secs(30))
+    );
     assert!(reporter.sequence_number.0 > last.sequence_number.0);
     assert!(matches!(
         cp.handle_oci(&origin, &reporter, now),
@@ -192,12 +214,12 @@ fn the_reporter_takes_over_with_newer_numbers_at_the_cp() {
     ));
     assert_eq!(
         cp.reduction(None, &up_node(), now),
-        up.overload_metric(),
+        reporter.metric.percent(),
         "the measured metric replaced the overflow estimate"
     );
     // From here on the reporter's inclusion policy, unchanged: the peer has the current
     // number, so the next refusal needs none.
-    let next = (400..).find_map(|seq| offer(&mut up, seq, now)).unwrap();
+    let next = (500..).find_map(|seq| offer(&mut up, seq, now)).unwrap();
     assert_eq!(next, None);
 }
 
@@ -221,8 +243,15 @@ fn without_refusals_nothing_changes_on_the_wire() {
     up.handle_timeout(now);
     assert!(up.overload_metric() > 0);
     let oci = up.oci_for(&cp_node(), RSP, ACCEPTED, now).unwrap();
-    assert_eq!(oci.sequence_number.0, up.reporter().sequence_number());
-    assert_eq!(oci, up.reporter().current_oci(true).unwrap());
+    // The law's first number (the count's start), its level for the peer.
+    assert_eq!(oci.sequence_number.0, 1);
+    let law = up.reporter().current_oci(true).unwrap();
+    assert_eq!(oci.sequence_number, law.sequence_number);
+    assert_eq!(
+        Some(oci.metric.percent()),
+        up.reporter().metric_for(&cp_node())
+    );
+    assert_eq!(up.stats().provisional_oci_issued, 0);
 }
 
 #[test]
@@ -253,13 +282,13 @@ fn refreshed_while_refusals_go_on_and_expires_when_they_stop() {
     let first = burst(&mut up, 0, 5, t0 + MS);
     assert_eq!(first.len(), 4);
     let a = *first.last().unwrap();
-    assert_eq!(a.metric.percent(), 80); // 4 of 5
+    assert_eq!(a.metric.percent(), 81); // 4 of 5, 80 % rounded up to the grid
                                         // Within half the validity (1 s), nothing new: the same OCI (say, for the same rejection
                                         // sent again), which a CP function that has it ignores without restarting its timer.
     assert_eq!(up.oci_for(&cp_node(), RSP, REFUSED, t0 + 900 * MS), Some(a));
     // More refusals raise it at once, with a new number.
     let raised = burst(&mut up, 5, 1, t0 + 950 * MS);
-    assert_eq!(raised[0].metric.percent(), 85); // 5 of 6
+    assert_eq!(raised[0].metric.percent(), 84); // 5 of 6, 83.3 %
     assert!(raised[0].sequence_number.0 > a.sequence_number.0);
     // Still young 150 ms later.
     let young = up.oci_for(&cp_node(), RSP, REFUSED, t0 + 1100 * MS);
@@ -269,7 +298,7 @@ fn refreshed_while_refusals_go_on_and_expires_when_they_stop() {
         .oci_for(&cp_node(), RSP, REFUSED, t0 + 1960 * MS)
         .unwrap();
     assert!(refreshed.sequence_number.0 > raised[0].sequence_number.0);
-    assert_eq!(refreshed.metric.percent(), 85);
+    assert_eq!(refreshed.metric.percent(), 84);
     // No more refusals: past its validity it is not handed out any more.
     let late = t0 + 3960 * MS;
     assert!(up.oci_for(&cp_node(), RSP, ACCEPTED, late).is_none());
@@ -309,10 +338,15 @@ fn replaces_the_reporters_older_zero_while_in_force() {
     let o = *overflow.last().unwrap();
     assert!(o.metric.percent() > 0);
     assert!(o.sequence_number.0 > zero_seq);
-    // A normal response to the peer, which the reporter would give its older zero: the
-    // overflow OCI in force goes instead, so the CP function's reduction is not ended early.
-    let normal = up.oci_for(&cp_node(), RSP, ACCEPTED, t + 2 * MS).unwrap();
-    assert_eq!(normal, o);
+    // A normal response to the peer, which holds the provisional OCI: the law's older zero
+    // does not go (it would end the CP function's reduction early), nor anything else.
+    assert_eq!(up.oci_for(&cp_node(), RSP, ACCEPTED, t + 2 * MS), None);
+    assert_eq!(
+        up.reporter()
+            .provisional(t + 2 * MS)
+            .map(|p| p.sequence_number),
+        Some(o.sequence_number.0)
+    );
 }
 
 #[test]
@@ -341,6 +375,11 @@ fn metric_is_the_cut_to_the_target_rounded_up_to_a_step() {
     assert_eq!(overflow_metric(3, 1, &c), Some(34)); // step 0 reads as 1; never above 100
     let c = ReporterConfig::feed_forward().with_max_metric(4); // below one step: never asks
     assert_eq!(overflow_metric(3, 1, &c), None);
+    // The default law: its 3-point grid, at most its highest level (93 below 95).
+    let c = ReporterConfig::default().with_target_load(1.0);
+    assert_eq!(overflow_metric(3, 1, &c), Some(36)); // 33.3 % -> 36
+    assert_eq!(overflow_metric(100, 1, &c), Some(3));
+    assert_eq!(overflow_metric(10, 10, &c), Some(93));
     // Target load 1.2: a surplus of up to a fifth above the capacity is the queue's to shed.
     let c = ReporterConfig::feed_forward().with_target_load(1.2);
     assert_eq!(overflow_metric(120, 20, &c), None); // 1 - 1.2 x 100/120 = 0
@@ -353,19 +392,23 @@ fn metric_is_the_cut_to_the_target_rounded_up_to_a_step() {
 #[test]
 fn invalid_validity_is_refused() {
     let t0 = base();
+    let with = |v| {
+        share_config().with_reporter(
+            AdmissionConfig::default_reporter()
+                .with_interval(INTERVAL)
+                .with_provisional_validity(v),
+        )
+    };
     for v in [Duration::ZERO, Duration::from_secs(10 * 3600 * 40)] {
         assert!(matches!(
-            UpAdmission::new(share_config().with_overflow_oci_validity(v), t0),
-            Err(AdmissionConfigError::OverflowOciValidity(_))
+            UpAdmission::new(with(v), t0),
+            Err(AdmissionConfigError::Reporter(
+                ReporterConfigError::ProvisionalValidity(_)
+            ))
         ));
     }
     // Rounded up to what the Timer IE encodes: 3 s -> 4 s (2 x 2 s).
-    let mut up = admission(
-        share_config()
-            .with_queue_capacity(0)
-            .with_overflow_oci_validity(Duration::from_secs(3)),
-        t0,
-    );
+    let mut up = admission(with(Duration::from_secs(3)).with_queue_capacity(0), t0);
     let oci = burst(&mut up, 0, 1, t0).pop().unwrap();
     assert_eq!(
         oci.period_of_validity.duration(),
@@ -391,9 +434,10 @@ fn epoch_numbers_start_from_the_epoch_clock_and_stay_below_the_reporters() {
         t0,
     );
     let ocis = burst(&mut up, 0, 300, t0 + MS);
-    // From the epoch clock (5 + 1000 s), not from the reporter's unstarted number (5): newer
+    // From the epoch clock (5 + 1000 s), not from the count's unstarted number (5): newer
     // than what a previous run of this UP function sent before its restart.
-    assert!(ocis.iter().all(|o| o.sequence_number.0 > 1005), "{ocis:?}");
+    assert_eq!(ocis[0].sequence_number.0, 1005);
+    assert!(ocis.iter().all(|o| o.sequence_number.0 >= 1005), "{ocis:?}");
     let last = ocis.last().unwrap().sequence_number.0;
     up.handle_timeout(t0 + 100 * MS);
     assert!(up.overload_metric() > 0);
@@ -412,12 +456,12 @@ fn an_episode_ends_at_the_cp_after_a_control_interval_without_refusals() {
     let origin = OciOrigin::new(up_node(), None);
     let refused = burst(&mut up, 0, 5, t0 + MS);
     let told = *refused.last().unwrap();
-    assert_eq!(told.metric.percent(), 80);
+    assert_eq!(told.metric.percent(), 81);
     assert!(matches!(
         cp.handle_oci(&origin, &told, t0 + MS),
         OciOutcome::Applied { .. }
     ));
-    assert_eq!(cp.reduction(None, &up_node(), t0 + MS), 80);
+    assert_eq!(cp.reduction(None, &up_node(), t0 + MS), 81);
     // Within a control interval (100 ms) of the last refusal, an accepted request's response
     // says nothing: the surge may go on.
     assert_eq!(up.oci_for(&cp_node(), RSP, ACCEPTED, t0 + 60 * MS), None);
@@ -433,6 +477,7 @@ fn an_episode_ends_at_the_cp_after_a_control_interval_without_refusals() {
         OciOutcome::Applied { .. }
     ));
     assert_eq!(cp.reduction(None, &up_node(), now), 0);
+    assert_eq!(up.stats().provisional_oci_ended, 1);
     // Told once.
     assert_eq!(up.oci_for(&cp_node(), RSP, ACCEPTED, now + MS), None);
     // A new surge gets a new overflow OCI, newer than the end.
