@@ -72,7 +72,7 @@ impl CpPolicy {
         }
     }
 
-    /// The outcome of a request held by [`CpDecision::Hold`]: the caller sends it
+    /// The outcome of a request held by [`CpDecision::Hold`](super::super::CpDecision::Hold): the caller sends it
     /// ([`HoldOutcome::Send`]) or fails it locally ([`HoldOutcome::Reject`]). Outcomes come
     /// from [`CpPolicy::decide`], [`CpPolicy::handle_timeout`] and [`CpPolicy::forget`]; poll
     /// after each of them until `None`.
