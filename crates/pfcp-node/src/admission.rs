@@ -34,7 +34,11 @@
 //! (digest 6.3). Requests that waited longer than [`AdmissionConfig::max_wait`](crate::admission::AdmissionConfig::max_wait) (default
 //! 15 ms; [`AdmissionConfig::top_priority_max_wait`](crate::admission::AdmissionConfig::top_priority_max_wait), default 200 ms, for message priority 0 while its load fits)
 //! are taken out and handed to [`UpAdmission::poll_expired`], to be refused with cause 74: the
-//! bound on the latency of what is served. The reporter steers the arrivals a fifth above the
+//! bound on the latency of what is served. That is the default order,
+//! [`ServiceOrder::Priority`]; with [`ServiceOrder::Arrival`] priority 0 is served first and the
+//! rest in order of arrival, and a newcomer is admitted only if it will be taken up within its
+//! bound (else it evicts a lower priority or is refused), which trades the order among the
+//! lower priorities for goodput. The reporter steers the arrivals a fifth above the
 //! capacity ([`AdmissionConfig::default_reporter`](crate::admission::AdmissionConfig::default_reporter)), so the short queue is never starved and sheds
 //! the surplus, lowest priority first.
 //!
@@ -188,6 +192,7 @@ const PRIORITIES: usize = 16;
 /// to bring a published metric down); older ones are skipped.
 const MAX_CATCH_UP: u32 = 64;
 
+mod order;
 mod overflow;
 mod profile;
 mod rejection;
@@ -203,7 +208,7 @@ use surplus::Surplus;
 use top::TopPriority;
 pub use types::{
     AdmissionConfig, AdmissionConfigError, AdmissionStats, Admit, QueuedRequest, RejectionError,
-    WhenFull,
+    ServiceOrder, UnknownServiceOrder, WhenFull,
 };
 use window::FallWindow;
 
@@ -231,6 +236,8 @@ pub struct UpAdmission {
     surplus: Surplus,
     /// Priority 0's arrivals, and whether its load fits.
     top: TopPriority,
+    /// How much the work ahead of a waiting request grows while it waits.
+    slip: order::Slip,
     utilisation: Option<f64>,
     manual_load: bool,
     /// Arrivals over the last half interval, in which the end of an overload shows first.
@@ -315,6 +322,7 @@ impl UpAdmission {
             served: 0,
             surplus: Surplus::new(interval, now),
             top: TopPriority::default(),
+            slip: order::Slip::default(),
             utilisation: None,
             manual_load: false,
             window: FallWindow::new(interval, now),
@@ -409,12 +417,27 @@ impl UpAdmission {
                 .arrival(now, self.interval, self.reporter.capacity());
         }
         let priority = request.priority;
-        let admit = if self.len < self.config.queue_capacity {
+        let p = usize::from(priority.value()).min(PRIORITIES - 1);
+        let in_time = match self.config.service_order {
+            ServiceOrder::Priority => true,
+            ServiceOrder::Arrival => order::fits_in_time(
+                &self.queues,
+                self.len,
+                p,
+                self.busy(now),
+                self.step_estimate(),
+                self.wait_limit(p),
+                &self.slip,
+            ),
+        };
+        let admit = if in_time && self.len < self.config.queue_capacity {
             self.push(request, now);
             Admit::Queued { evicted: None }
         } else {
             match self.lowest_queued() {
-                Some(lowest) if priority.value() < lowest => {
+                // Priority 0 that does not fit in time waits behind its own only: evicting
+                // another priority would not make it fit.
+                Some(lowest) if priority.value() < lowest && (in_time || p != 0) => {
                     let evicted = self
                         .queues
                         .get_mut(usize::from(lowest))
@@ -447,7 +470,7 @@ impl UpAdmission {
                         message_type = request.message_type.0,
                         priority = priority.value(),
                         queued = self.len,
-                        "admission: rejected, queue full"
+                        "admission: rejected, no room within the wait bound"
                     );
                     return Admit::Rejected {
                         request,
@@ -560,6 +583,9 @@ impl UpAdmission {
             queued = self.len + 1,
             "admission: queued"
         );
+        if p == 0 && self.len > self.queues.first().map_or(0, VecDeque::len) {
+            self.slip.add(1.0);
+        }
         if let Some(q) = self.queues.get_mut(p) {
             q.push_back(Waiting {
                 request,
@@ -611,31 +637,39 @@ impl UpAdmission {
 
     fn dequeue(&mut self, now: Instant) -> Option<Waiting> {
         self.sweep(now);
-        let index = self.queues.iter().position(|q| !q.is_empty())?;
+        let index = order::next_queue(&self.queues, self.config.service_order, now)?;
         self.take(index, now)
     }
 
-    /// The request the service model takes up at `next_free`, for a caller at `now`: the
-    /// highest priority among those that had arrived by then. A caller that polls late holds
-    /// requests that arrived after `next_free`; the model never chose them at that instant,
-    /// and taking one (served from its arrival) would leave the server idle in between while
-    /// older, lower-priority requests waited. If none had arrived, the earliest one.
+    /// The request the service model takes up at `next_free`, for a caller at `now` (see
+    /// [`order::next_queue`]).
     fn dequeue_served_at(&mut self, now: Instant) -> Option<Waiting> {
         self.sweep(now);
         let at = self.next_free.min(now);
-        let index = self
-            .queues
-            .iter()
-            .position(|q| q.front().is_some_and(|w| w.arrived <= at))
-            .or_else(|| {
-                self.queues
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, q)| q.front().map(|w| (w.arrived, i)))
-                    .min()
-                    .map(|(_, i)| i)
-            })?;
+        let index = order::next_queue(&self.queues, self.config.service_order, at)?;
         self.take(index, at)
+    }
+
+    /// How long the service in progress still takes, by the service model (none without).
+    fn busy(&self, now: Instant) -> Duration {
+        match self.service_step {
+            Some(_) => self.next_free.saturating_duration_since(now),
+            None => Duration::ZERO,
+        }
+    }
+
+    /// One service time: the service model's, or else the one of the configured capacity
+    /// ([`ReporterConfig::capacity`](pfcp_overload::ReporterConfig::capacity)). Not the
+    /// reporter's learned estimate: it learns from what was served, and a bound on admission
+    /// drawn from it could only ratchet down.
+    fn step_estimate(&self) -> Option<Duration> {
+        self.service_step.or_else(|| {
+            self.config
+                .reporter
+                .capacity
+                .filter(|c| c.is_finite() && *c >= 1.0)
+                .map(|c| self.interval.div_f64(c))
+        })
     }
 
     /// The next request of priority `index` to take up at `at`: the oldest, except in a
@@ -712,6 +746,9 @@ impl UpAdmission {
                 } else {
                     self.next_free.max(now)
                 };
+                if self.len > 0 {
+                    self.slip.add(self.config.rejection_cost);
+                }
                 let cost = step.mul_f64(self.config.rejection_cost);
                 self.next_free = start.checked_add(cost).unwrap_or(start);
             }

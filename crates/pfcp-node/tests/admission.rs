@@ -9,7 +9,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use pfcp_node::admission::{AdmissionConfig, Admit, QueuedRequest, UpAdmission};
+use pfcp_node::admission::{AdmissionConfig, Admit, QueuedRequest, ServiceOrder, UpAdmission};
 use pfcp_overload::NodeKey;
 use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::ie::{FSeid, NodeId};
@@ -86,12 +86,15 @@ fn check_rejection(bytes: &[u8], request: &QueuedRequest, cp_seid: u64) -> Optio
         .map(|oci| oci.aoci())
 }
 
-#[test]
-fn overloaded_up_rejects_low_priority_establishments_with_valid_responses() {
+/// 1 s of establishments at 4x (4 per ms, priorities cycling 0..=15) against a UP function of
+/// 1000/s with room for 20: every refusal is a valid cause-74 response with an OCI; returns
+/// the priorities served.
+fn storm_at_4x(order: ServiceOrder) -> Vec<u8> {
     let t0 = base();
     let (addr, node) = smf();
     let mut up = UpAdmission::new(
         AdmissionConfig::new(NodeKey::Ip(Ipv4Addr::new(192, 0, 2, 1).into()))
+            .with_service_order(order)
             .with_service_rate(Some(1000.0))
             .with_queue_capacity(20),
         t0,
@@ -153,12 +156,37 @@ fn overloaded_up_rejects_low_priority_establishments_with_valid_responses() {
         served_priorities.len()
     );
     assert_eq!(rejections, up.stats().rejected + up.stats().evicted);
-    // Under 4x overload only the upper quarter of the priorities gets service.
-    let high = served_priorities.iter().filter(|&&p| p < 4).count();
+    served_priorities
+}
+
+/// Strict priority at 4x: only the upper quarter of the priorities, whose load is the
+/// capacity, gets service.
+#[test]
+fn overloaded_up_in_strict_priority_serves_the_upper_quarter() {
+    let served = storm_at_4x(ServiceOrder::Priority);
+    let high = served.iter().filter(|&&p| p < 4).count();
     assert!(
-        high * 100 >= served_priorities.len() * 90,
+        high * 100 >= served.len() * 90,
         "{high} of {}",
-        served_priorities.len()
+        served.len()
+    );
+}
+
+/// Arrival order at 4x: priority 0 is served in full (250 of 250), and the lower a quarter of
+/// the priorities, the less of it is served: refusals fall on the lowest first. (Not as
+/// sharply as in strict priority: a request admitted in a lull is served ahead of a later one
+/// of a higher priority, so the upper quarter, whose load is the capacity, gets about 0.8.)
+#[test]
+fn overloaded_up_in_arrival_order_refuses_the_lowest_priorities_first() {
+    let served = storm_at_4x(ServiceOrder::Arrival);
+    let top = served.iter().filter(|&&p| p == 0).count();
+    assert_eq!(top, 250);
+    let quarters: Vec<usize> = (0..4)
+        .map(|q| served.iter().filter(|&&p| p / 4 == q).count())
+        .collect();
+    assert!(
+        quarters.windows(2).all(|w| w[0] >= w[1]) && quarters[0] > 4 * quarters[1],
+        "served by quarter of the priorities: {quarters:?}"
     );
 }
 
@@ -301,20 +329,30 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
-    /// The queue against a reference model: FIFO per priority, 0 first; when full, a newcomer
-    /// evicts the newest request of the lowest queued priority if it ranks strictly higher,
-    /// else it is rejected.
+    /// The queue against a reference model: FIFO per priority, 0 first (strict priority) or
+    /// priority 0 first and then the oldest (arrival order); when full, a newcomer evicts the
+    /// newest request of the lowest queued priority if it ranks strictly higher, else it is
+    /// rejected. Without a service rate or a configured capacity, only the count bounds the
+    /// queue; the requests arrive 1 µs apart, well within the wait bound.
     #[test]
-    fn queue_matches_the_reference_model(capacity in 0usize..12, ops in ops()) {
+    fn queue_matches_the_reference_model(
+        capacity in 0usize..12,
+        ops in ops(),
+        strict in any::<bool>(),
+    ) {
         let t0 = base();
         let (addr, node) = smf();
+        let order = if strict { ServiceOrder::Priority } else { ServiceOrder::Arrival };
         let mut up = UpAdmission::new(
-            AdmissionConfig::new(NodeKey::fqdn("upf.example")).with_queue_capacity(capacity),
+            AdmissionConfig::new(NodeKey::fqdn("upf.example"))
+                .with_queue_capacity(capacity)
+                .with_service_order(order),
             t0,
         )
         .unwrap();
         let mut model: Vec<(u8, u32)> = Vec::new(); // (priority, seq) in arrival order
         for (seq, op) in (0u32..).zip(ops) {
+            let now = t0 + Duration::from_micros(u64::from(seq));
             match op {
                 Op::Offer(p) => {
                     let header = Header::new(MessageType::SESSION_DELETION_REQUEST)
@@ -325,7 +363,7 @@ proptest! {
                     let mut buf = vec![0u8; b.encoded_len()];
                     b.encode_into(&mut buf).unwrap();
                     let req = up.request_from(addr, Bytes::from(buf), Some(node.clone())).unwrap();
-                    let got = up.offer(req, t0);
+                    let got = up.offer(req, now);
                     let expected_evicted = if model.len() < capacity {
                         model.push((p, seq));
                         None
@@ -353,12 +391,20 @@ proptest! {
                     }
                 }
                 Op::Pop => {
-                    let best = model.iter().map(|e| e.0).min();
-                    let expected = best.map(|b| {
-                        let i = model.iter().position(|e| e.0 == b).unwrap();
-                        model.remove(i).1
+                    // The model is in arrival order: the first of priority 0 if any, else the
+                    // first (arrival) or the first of the best priority (strict).
+                    let i = model.iter().position(|e| e.0 == 0).or_else(|| {
+                        if strict {
+                            let best = model.iter().map(|e| e.0).min()?;
+                            model.iter().position(|e| e.0 == best)
+                        } else if model.is_empty() {
+                            None
+                        } else {
+                            Some(0)
+                        }
                     });
-                    prop_assert_eq!(up.pop(t0).map(|r| r.sequence.value()), expected);
+                    let expected = i.map(|i| model.remove(i).1);
+                    prop_assert_eq!(up.pop(now).map(|r| r.sequence.value()), expected);
                 }
             }
             prop_assert_eq!(up.len(), model.len());

@@ -69,7 +69,11 @@ pub fn up_config(
     // Its profile under this toolkit's strategy (the others are what they compare against);
     // a clock's numbers start from the Recovery Time Stamp, the NTP seconds of its start.
     if strategy == Strategy::Toolkit {
-        admission = spec.profile().ok()?.apply(admission, rts.0);
+        admission = spec
+            .profile()
+            .ok()?
+            .apply(admission, rts.0)
+            .with_service_order(spec.service_order().ok()?);
     }
     let priority = PriorityPolicy::default().with_trust_received(strategy != Strategy::NoControl);
     Some(

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use pfcp_node::admission::{ProfileError, UpProfile};
+use pfcp_node::admission::{ProfileError, ServiceOrder, UpProfile};
 use pfcp_wire::{MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +77,10 @@ pub struct UpSpec {
     /// Seconds after its start at which its count of OCI sequence numbers starts again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequence_reset_secs: Option<f64>,
+    /// The order its queue serves in, under this toolkit's strategy: `priority` (the default)
+    /// or `arrival` ([`ServiceOrder`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_order: Option<String>,
 }
 
 impl UpSpec {
@@ -92,7 +96,16 @@ impl UpSpec {
             oci_on: None,
             lci_in: None,
             sequence_reset_secs: None,
+            service_order: None,
         }
+    }
+
+    /// The order its queue serves in.
+    pub fn service_order(&self) -> Result<ServiceOrder, ScenarioError> {
+        self.service_order
+            .as_deref()
+            .map_or(Ok(ServiceOrder::default()), str::parse)
+            .map_err(|e| ScenarioError::Invalid(e.to_string()))
     }
 
     /// Its profile: the preset, adjusted by the fields given.
@@ -563,7 +576,7 @@ impl Scenario {
                     "ups[{i}]: capacity must be above 0 and queue at least 1"
                 ));
             }
-            if let Err(ScenarioError::Invalid(e)) = u.profile() {
+            if let Err(ScenarioError::Invalid(e)) = u.profile().and(u.service_order().map(|_| ())) {
                 return bad(format!("ups[{i}]: {e}"));
             }
         }

@@ -215,6 +215,7 @@ impl UpAdmission {
         self.size_surplus(end, m.arrived);
         self.top
             .close_interval(end, self.interval, self.reporter.capacity());
+        self.slip.close_interval(self.reporter.capacity());
         if let Some(metric) = self.reporter.handle_measurement(&m, end) {
             self.stats.published(metric);
             tracing::info!(

@@ -5,7 +5,8 @@ use super::*;
 
 /// Priority-0 requests offered at `per_ms` per millisecond from `from_ms` to `to_ms` (plus
 /// `burst` at `from_ms`) and served by the model at 1000/s, polled every millisecond: the
-/// requests refused for their wait, and the longest wait of one served.
+/// requests refused for their wait (at the offer, for the wait ahead of them, or expired
+/// after it), and the longest wait of one served.
 struct TopRun {
     t0: Instant,
     seq: u32,
@@ -46,7 +47,9 @@ impl TopRun {
                 }
                 self.seq += 1;
                 self.offered_at.insert(self.seq, now);
-                let _ = up.offer(modification(self.seq, 0), now);
+                if let Admit::Rejected { .. } = up.offer(modification(self.seq, 0), now) {
+                    expired += 1;
+                }
             }
             up.handle_timeout(now);
             while up.poll_expired().is_some() {
