@@ -141,6 +141,7 @@ mod egress;
 mod held;
 mod inbound;
 mod outbound;
+mod procedures;
 mod state;
 mod types;
 pub use config::{NodeConfig, NodeConfigError, PriorityPolicy};
@@ -165,6 +166,9 @@ enum Purpose {
     Associate(Option<RequestId>),
     /// A Heartbeat Request: the application's (`Some`) or the node's periodic one.
     Heartbeat(Option<RequestId>),
+    /// The application's Association Release Request (the association ends when it is
+    /// accepted).
+    Release(RequestId),
 }
 
 /// An outstanding request of this node.

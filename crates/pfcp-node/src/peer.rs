@@ -43,6 +43,7 @@ use pfcp_overload::NodeKey;
 use pfcp_throttle::EgressThrottle;
 
 use crate::cp::{UpLink, UpLinks};
+use crate::procedures::{NodeReport, ReleasePreparation};
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures};
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
@@ -50,6 +51,7 @@ use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 use crate::xact::TxId;
 
 pub(crate) mod messages;
+mod procedures;
 pub use messages::{
     association_setup_request, error_response, heartbeat_request, session_or_node_rejection,
 };
@@ -206,6 +208,43 @@ pub enum PeerEvent {
         node: Option<NodeKey>,
         /// The sessions, by this node's SEID.
         sessions: Vec<crate::session::Session>,
+    },
+    /// An associated peer's Association Update Request changed its features (clause 6.2.7,
+    /// Table 7.4.4.3-1); the node answered it and keeps the new ones in [`PeerInfo`].
+    FeaturesUpdated {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// The CP Function Features it sent, if any.
+        cp_features: Option<CpFunctionFeatures>,
+        /// The UP Function Features it sent, if any.
+        up_features: Option<UpFunctionFeatures>,
+    },
+    /// An associated UP function asked, in an Association Update Request, for the release of
+    /// its association (SARR) or announced a graceful release (clauses 6.2.7, 6.2.8); the node
+    /// answered it. The association stays up: the CP function stops establishing sessions
+    /// there, releases its sessions and then the association
+    /// ([`Node::release_association`](crate::Node::release_association)).
+    ReleaseRequested {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// What the UP function asked.
+        preparation: ReleasePreparation,
+    },
+    /// An associated UP function's Node Report Request (clause 6.2.9, Table 7.4.5.1.1-1),
+    /// answered by the node with Request accepted.
+    NodeReport {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// The report (type, path failure and recovery peers).
+        report: NodeReport,
+        /// The whole request, for the reports [`NodeReport`] does not read.
+        message: Bytes,
     },
 }
 
@@ -597,8 +636,8 @@ impl Peers {
         Some(events)
     }
 
-    /// Answer a node-related request (Heartbeat, Association Setup/Update/Release) from
-    /// `peer`. Returns `None` if `msg` is not one of those.
+    /// Answer a node-related request (Heartbeat, Association Setup/Update/Release, Node
+    /// Report) from `peer`. Returns `None` if `msg` is not one of those.
     pub fn handle_request(
         &mut self,
         local: &LocalNode,
@@ -612,7 +651,8 @@ impl Peers {
             MessageType::HEARTBEAT_REQUEST => self.heartbeat(local, peer, msg, seq, now),
             MessageType::ASSOCIATION_SETUP_REQUEST => self.setup(local, peer, msg, seq, now),
             MessageType::ASSOCIATION_UPDATE_REQUEST => self.update(local, peer, msg, seq, now),
-            MessageType::ASSOCIATION_RELEASE_REQUEST => self.release(local, peer, msg, seq),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => self.release(local, peer, seq),
+            MessageType::NODE_REPORT_REQUEST => self.node_report(local, peer, msg, seq, now),
             _ => return None,
         };
         Some(answer)
@@ -683,69 +723,6 @@ impl Peers {
             }
             None => answer.response = Some(respond(Cause::NO_RESOURCES_AVAILABLE, None)?),
         }
-        Ok(answer)
-    }
-
-    fn update(
-        &mut self,
-        local: &LocalNode,
-        peer: SocketAddr,
-        msg: &Message<'_>,
-        seq: SequenceNumber,
-        now: Instant,
-    ) -> Result<NodeAnswer, PeerError> {
-        let mut answer = NodeAnswer::default();
-        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
-            Some(info) if info.associated => {
-                info.last_seen = now;
-                if let Ok(Some(f)) = msg.cp_function_features() {
-                    info.cp_features = Some(f);
-                }
-                if let Ok(Some(f)) = msg.up_function_features() {
-                    info.up_features = Some(f);
-                }
-                Cause::REQUEST_ACCEPTED
-            }
-            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
-        };
-        answer.response = Some(node_response(
-            local,
-            MessageType::ASSOCIATION_UPDATE_RESPONSE,
-            seq,
-            cause,
-            None,
-            false,
-        )?);
-        Ok(answer)
-    }
-
-    fn release(
-        &mut self,
-        local: &LocalNode,
-        peer: SocketAddr,
-        _msg: &Message<'_>,
-        seq: SequenceNumber,
-    ) -> Result<NodeAnswer, PeerError> {
-        let mut answer = NodeAnswer::default();
-        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
-            Some(info) if info.associated => {
-                info.associated = false;
-                answer.events.push(PeerEvent::Released {
-                    peer,
-                    node: info.node.clone(),
-                });
-                Cause::REQUEST_ACCEPTED
-            }
-            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
-        };
-        answer.response = Some(node_response(
-            local,
-            MessageType::ASSOCIATION_RELEASE_RESPONSE,
-            seq,
-            cause,
-            None,
-            false,
-        )?);
         Ok(answer)
     }
 

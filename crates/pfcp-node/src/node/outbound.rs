@@ -508,6 +508,16 @@ impl Node {
                         .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
             }
+            Purpose::Release(id) => {
+                // Clause 6.2.8: the association and its sessions end once the peer accepts.
+                if accepted {
+                    if let Some(e) = self.peers.released(peer) {
+                        self.on_peer_event(e, now);
+                    }
+                }
+                self.events
+                    .push_back(answered(id, peer, bytes, cause, transmissions));
+            }
             Purpose::Heartbeat(id) => {
                 self.heartbeat_over(peer, tx);
                 if let Some(e) = self.peers.handle_heartbeat_response(peer, msg, now) {
@@ -555,6 +565,10 @@ impl Node {
                     }
                 }
             }
+            Purpose::Release(id) => self.events.push_back(NodeEvent::Outcome {
+                id,
+                result: Err(RequestError::Timeout { transmissions }),
+            }),
             Purpose::Heartbeat(id) => {
                 self.heartbeat_over(peer, tx);
                 if let Some(id) = id {
@@ -586,7 +600,10 @@ impl Node {
         };
         self.request_over(&o, peer);
         match o.purpose {
-            Purpose::App(id) | Purpose::Associate(Some(id)) | Purpose::Heartbeat(Some(id)) => {
+            Purpose::App(id)
+            | Purpose::Release(id)
+            | Purpose::Associate(Some(id))
+            | Purpose::Heartbeat(Some(id)) => {
                 self.events.push_back(NodeEvent::Outcome {
                     id,
                     result: Err(RequestError::MalformedResponse(error)),
@@ -676,6 +693,18 @@ impl Node {
                 }
                 if let Some(k) = self.kept_mut(peer) {
                     k.next = None;
+                }
+                info!(event = ?e, "peer event");
+                self.events.push_back(NodeEvent::Peer(e));
+            }
+            PeerEvent::FeaturesUpdated {
+                node: Some(node),
+                cp_features: Some(f),
+                ..
+            } => {
+                // A CP function's new features say whether it takes OCI and LCI (6.2.7).
+                if let Some(adm) = self.admission.as_mut() {
+                    adm.set_peer_features(node.clone(), f);
                 }
                 info!(event = ?e, "peer event");
                 self.events.push_back(NodeEvent::Peer(e));
