@@ -36,6 +36,7 @@ use tracing::info;
 
 mod driver;
 mod handler;
+mod procedures;
 mod socket;
 use driver::{Shared, Shell};
 pub use handler::{HandlerReply, RequestHandler, RequestView};
