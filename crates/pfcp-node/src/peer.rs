@@ -7,7 +7,9 @@
 //! * Heartbeat Requests are answered even from unknown peers and even when overloaded
 //!   (6.2.2.2); they never pass a throttle.
 //! * Association Setup establishes (or re-establishes) an association; Update refreshes the
-//!   features; Release ends it.
+//!   features (or carries a UP function's request to release it); Release ends it (clauses
+//!   6.2.6-6.2.8). A Node Report Request from an associated UP function is accepted and
+//!   reported (6.2.9).
 //!
 //! ## Restart detection
 //!
@@ -216,9 +218,9 @@ pub enum PeerEvent {
         peer: SocketAddr,
         /// Peer Node ID, if known.
         node: Option<NodeKey>,
-        /// The CP Function Features it sent, if any.
+        /// The CP Function Features it sent, if any (clause 8.2.58).
         cp_features: Option<CpFunctionFeatures>,
-        /// The UP Function Features it sent, if any.
+        /// The UP Function Features it sent, if any (clause 8.2.25).
         up_features: Option<UpFunctionFeatures>,
     },
     /// An associated UP function asked, in an Association Update Request, for the release of
@@ -231,7 +233,7 @@ pub enum PeerEvent {
         peer: SocketAddr,
         /// Peer Node ID, if known.
         node: Option<NodeKey>,
-        /// What the UP function asked.
+        /// What the UP function asked (clauses 8.2.77, 8.2.78).
         preparation: ReleasePreparation,
     },
     /// An associated UP function's Node Report Request (clause 6.2.9, Table 7.4.5.1.1-1),
@@ -241,9 +243,9 @@ pub enum PeerEvent {
         peer: SocketAddr,
         /// Peer Node ID, if known.
         node: Option<NodeKey>,
-        /// The report (type, path failure and recovery peers).
+        /// The report (type, path failure and recovery peers; Table 7.4.5.1.1-1).
         report: NodeReport,
-        /// The whole request, for the reports [`NodeReport`] does not read.
+        /// The whole request, for the reports [`NodeReport`] does not read (clause 7.4.5.1).
         message: Bytes,
     },
 }

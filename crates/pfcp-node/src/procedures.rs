@@ -1,7 +1,7 @@
 //! The node-level procedures a node starts itself, and what their messages carry (TS 29.244
 //! clauses 6.2.7 PFCP Association Update, 6.2.8 PFCP Association Release, 6.2.9 PFCP Node
 //! Report): the values of the IEs that `pfcp-wire`'s typed messages hold as a
-//! [`RawIe`](pfcp_wire::RawIe), read totally and written through its encoder.
+//! [`RawIe`], read totally and written through its encoder.
 //!
 //! * [`AssociationUpdate`]: what an Association Update Request of this node carries (its
 //!   features, a [`ReleasePreparation`]), for
@@ -34,17 +34,17 @@ use pfcp_wire::{EncodeError, IeType, RawIe};
 pub struct NodeReportType(pub u8);
 
 impl NodeReportType {
-    /// UPFR (bit 1): User Plane Path Failure Report.
+    /// UPFR (octet 5 bit 1, clause 8.2.69): User Plane Path Failure Report.
     pub const UPFR: NodeReportType = NodeReportType(0x01);
-    /// UPRR (bit 2): User Plane Path Recovery Report.
+    /// UPRR (octet 5 bit 2, clause 8.2.69): User Plane Path Recovery Report.
     pub const UPRR: NodeReportType = NodeReportType(0x02);
-    /// CKDR (bit 3): Clock Drift Report.
+    /// CKDR (octet 5 bit 3, clause 8.2.69): Clock Drift Report.
     pub const CKDR: NodeReportType = NodeReportType(0x04);
-    /// GPQR (bit 4): GTP-U Path QoS Report.
+    /// GPQR (octet 5 bit 4, clause 8.2.69): GTP-U Path QoS Report.
     pub const GPQR: NodeReportType = NodeReportType(0x08);
-    /// PURR (bit 5): Peer UP Restart Report.
+    /// PURR (octet 5 bit 5, clause 8.2.69): Peer UP Restart Report.
     pub const PURR: NodeReportType = NodeReportType(0x10);
-    /// VSR (bit 6): Vendor-Specific Report.
+    /// VSR (octet 5 bit 6, clause 8.2.69): Vendor-Specific Report.
     pub const VSR: NodeReportType = NodeReportType(0x20);
 
     /// No flag set (clause 8.2.69).
@@ -77,9 +77,9 @@ impl NodeReportType {
 /// NI) are skipped when read and not written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RemoteGtpuPeer {
-    /// The IPv4 address (flag V4).
+    /// The IPv4 address (flag V4, clause 8.2.70).
     pub ipv4: Option<Ipv4Addr>,
-    /// The IPv6 address (flag V6).
+    /// The IPv6 address (flag V6, clause 8.2.70).
     pub ipv6: Option<Ipv6Addr>,
 }
 
@@ -148,11 +148,13 @@ impl RemoteGtpuPeer {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct NodeReport {
-    /// Node Report Type (M).
+    /// Node Report Type (M, clause 8.2.69).
     pub report_type: NodeReportType,
-    /// The GTP-U peers of the User Plane Path Failure Report (C: with UPFR).
+    /// The GTP-U peers of the User Plane Path Failure Report (C: with UPFR; Table
+    /// 7.4.5.1.2-1).
     pub path_failure: Vec<RemoteGtpuPeer>,
-    /// The GTP-U peers of the User Plane Path Recovery Report (C: with UPRR).
+    /// The GTP-U peers of the User Plane Path Recovery Report (C: with UPRR; Table
+    /// 7.4.5.1.3-1).
     pub path_recovery: Vec<RemoteGtpuPeer>,
 }
 
@@ -262,13 +264,14 @@ impl ReportTlvs {
 /// ([`Node::release_association`](crate::Node::release_association)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ReleasePreparation {
-    /// SARR: the UP function asks the CP function to release the association.
+    /// SARR (octet 5 bit 1, clause 8.2.77): the UP function asks the CP function to release
+    /// the association.
     pub sarr: bool,
-    /// URSS: the UP function will send non-zero usage reports of the sessions the release
-    /// affects.
+    /// URSS (octet 5 bit 2, clause 8.2.77): the UP function will send non-zero usage reports
+    /// of the sessions the release affects.
     pub urss: bool,
-    /// How long the CP function has before the UP function goes away (Graceful Release Period;
-    /// the encoding of the GPRS Timer, as [`Timer`]).
+    /// How long the CP function has before the UP function goes away (Graceful Release Period,
+    /// clause 8.2.78: the encoding of the GPRS Timer, as [`Timer`]).
     pub graceful_release_period: Option<Timer>,
 }
 
@@ -335,11 +338,11 @@ impl ReleasePreparation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub struct AssociationUpdate {
-    /// Carry this node's CP or UP Function Features (as set with
+    /// Carry this node's CP or UP Function Features (Table 7.4.4.3-1; as set with
     /// [`Node::set_cp_features`](crate::Node::set_cp_features) /
     /// [`Node::set_up_features`](crate::Node::set_up_features)).
     pub features: bool,
-    /// A UP function's request to release the association.
+    /// A UP function's request to release the association (clause 6.2.8).
     pub release: Option<ReleasePreparation>,
 }
 

@@ -253,12 +253,39 @@ impl Node {
 
     /// Set the CP Function Features this node advertises from now on (Association Setup,
     /// and Association Update with [`AssociationUpdate::features`]; clause 8.2.58).
+    ///
+    /// ```
+    /// # use std::time::Instant;
+    /// # use pfcp_node::node::{Node, NodeConfig};
+    /// # use pfcp_node::LocalNode;
+    /// # use pfcp_overload::NodeKey;
+    /// use pfcp_wire::ie::{CpFunctionFeatures, RecoveryTimeStamp};
+    /// let local = LocalNode::cp(NodeKey::fqdn("smf1.example.net"), RecoveryTimeStamp(1));
+    /// let mut cp = Node::new(NodeConfig::new(local), Instant::now())?;
+    /// // No longer LOAD, only OVRL: the next Association Update with features says so.
+    /// cp.set_cp_features(CpFunctionFeatures::empty().with(CpFunctionFeatures::OVRL));
+    /// assert!(!cp.local().cp_features.contains(CpFunctionFeatures::LOAD));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_cp_features(&mut self, features: CpFunctionFeatures) {
         self.local.cp_features = features;
     }
 
     /// Set the UP Function Features this node advertises from now on (Association Setup,
     /// and Association Update with [`AssociationUpdate::features`]; clause 8.2.25).
+    ///
+    /// ```
+    /// # use std::time::Instant;
+    /// # use pfcp_node::node::{Node, NodeConfig};
+    /// # use pfcp_node::LocalNode;
+    /// # use pfcp_overload::NodeKey;
+    /// use pfcp_wire::ie::{RecoveryTimeStamp, UpFunctionFeatures};
+    /// let local = LocalNode::up(NodeKey::fqdn("upf1.example.net"), RecoveryTimeStamp(1));
+    /// let mut up = Node::new(NodeConfig::new(local), Instant::now())?;
+    /// up.set_up_features(UpFunctionFeatures::empty().with(UpFunctionFeatures::FTUP));
+    /// assert!(up.local().up_features.contains(UpFunctionFeatures::FTUP));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_up_features(&mut self, features: UpFunctionFeatures) {
         self.local.up_features = features;
     }

@@ -110,6 +110,14 @@ impl Peers {
 
     /// The association with `peer` is released (clause 6.2.8: by the peer's request, or by
     /// this node's request once accepted): [`PeerEvent::Released`], `None` if there was none.
+    ///
+    /// ```
+    /// use pfcp_node::Peers;
+    /// let mut peers = Peers::new(16);
+    /// // No association with that peer: nothing to release.
+    /// assert_eq!(peers.released("192.0.2.1:8805".parse()?), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn released(&mut self, peer: SocketAddr) -> Option<PeerEvent> {
         let info = &mut self
             .record_at_mut(&peer)
