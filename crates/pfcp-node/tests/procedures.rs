@@ -259,12 +259,10 @@ fn clause_6_2_8_release_without_an_association_is_answered_locally_with_cause_72
     );
 }
 
-#[test]
-fn clause_6_2_8_a_release_the_peer_rejects_leaves_the_association() {
-    let mut p = Pair::new();
+/// The CP releases its association; the UP's answer to it is replaced by one written from
+/// the layout of Table 7.4.4.6-1 (Node ID 192.0.2.1, Cause `cause`). The outcome's Cause.
+fn release_answered_with(p: &mut Pair, cause: u8) -> Option<Cause> {
     let id = p.cp.release_association(up_addr(), p.now).unwrap();
-    // The UP answers Cause 72 in the layout of Table 7.4.4.6-1, as though it had forgotten
-    // the association: the request it received is dropped and this answer given instead.
     let request = p.cp.poll_transmit().unwrap();
     let seq = Message::decode(&request.bytes)
         .unwrap()
@@ -272,14 +270,43 @@ fn clause_6_2_8_a_release_the_peer_rejects_leaves_the_association() {
         .sequence
         .value();
     let seq = seq.to_be_bytes();
-    let mut answer = vec![0x20, 0x0a, 0x00, 0x0d, seq[1], seq[2], seq[3], 0x00];
+    // Message Length: 4 (sequence, spare) + Node ID 9 + Cause 5.
+    let mut answer = vec![0x20, 0x0a, 0x00, 0x12, seq[1], seq[2], seq[3], 0x00];
     answer.extend_from_slice(&[0x00, 0x3c, 0x00, 0x05, 0x00, 192, 0, 2, 1]);
-    answer.extend_from_slice(&[0x00, 0x13, 0x00, 0x01, 72]);
-    answer[3] = (answer.len() - 4) as u8;
+    answer.extend_from_slice(&[0x00, 0x13, 0x00, 0x01, cause]);
     p.cp.handle_datagram(up_addr(), Bytes::from(answer), p.now);
-    let rsp = take_outcome(&mut std::iter::from_fn(|| p.cp.poll_event()).collect(), id).unwrap();
-    assert_eq!(rsp.cause, Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION));
-    assert!(!rsp.is_accepted());
+    p.cp_events.extend(std::iter::from_fn(|| p.cp.poll_event()));
+    take_outcome(&mut p.cp_events, id).unwrap().cause
+}
+
+#[test]
+fn clause_6_2_8_a_release_the_peer_rejects_leaves_the_association() {
+    let mut p = Pair::new();
+    p.establish(0x11, 0x22);
+    // Cause 64, Request rejected.
+    assert_eq!(
+        release_answered_with(&mut p, 64),
+        Some(Cause::REQUEST_REJECTED)
+    );
+    assert!(p.cp.peers().is_associated(&up_addr()));
+    assert_eq!(p.cp.session_count(), 1);
+    assert!(peer_events(&p.cp_events).is_empty());
+}
+
+#[test]
+fn clause_6_2_8_a_release_answered_with_cause_72_ends_the_association_too() {
+    let mut p = Pair::new();
+    p.establish(0x11, 0x22);
+    assert_eq!(
+        release_answered_with(&mut p, 72),
+        Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION)
+    );
+    assert!(!p.cp.peers().is_associated(&up_addr()));
+    assert_eq!(p.cp.session_count(), 0);
+    assert!(matches!(
+        peer_events(&p.cp_events).as_slice(),
+        [PeerEvent::Released { .. }, PeerEvent::SessionsLost { .. }]
+    ));
 }
 
 #[test]

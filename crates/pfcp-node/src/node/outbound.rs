@@ -509,8 +509,9 @@ impl Node {
                 }
             }
             Purpose::Release(id) => {
-                // Clause 6.2.8: the association and its sessions end once the peer accepts.
-                if accepted {
+                // Clause 6.2.8: the association and its sessions end once the peer accepts;
+                // a peer that holds none (Cause 72) has released it already.
+                if accepted || cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
                     if let Some(e) = self.peers.released(peer) {
                         self.on_peer_event(e, now);
                     }

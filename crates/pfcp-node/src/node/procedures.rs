@@ -25,7 +25,8 @@ impl Node {
     /// set up again, [`PeerEvent::Released`](crate::PeerEvent::Released) is reported, then the
     /// sessions held with the peer
     /// ([`PeerEvent::SessionsLost`](crate::PeerEvent::SessionsLost)); the outcome carries the
-    /// response. A rejection or a timeout leaves the association as it was.
+    /// response. So does an answer with Cause 72 (the peer holds no association any more); any
+    /// other rejection, or a timeout, leaves the association as it was.
     ///
     /// Without an association with `peer` the outcome is a local answer with Cause 72
     /// ([`ResponseOrigin::NoAssociation`]) and nothing is sent.
