@@ -192,6 +192,9 @@ struct Outstanding {
     tracked: Option<(u64, Option<u64>)>,
     /// An eMPS or emergency request ([`CpPolicy::exempt_refused`] on its refusal).
     exempt: bool,
+    /// The association with the peer it was sent under ([`Peers::epoch`]): a Cause 72 answer
+    /// ends only that one, not one set up since.
+    epoch: u32,
 }
 
 /// A PFCP node, sans-IO: see the [module docs](self).

@@ -295,6 +295,8 @@ pub(crate) struct Peer {
     pub(crate) kept: Option<Kept>,
     /// The node's own heartbeat in flight (one at a time).
     pub(crate) heartbeat: Option<TxId>,
+    /// Associations established with the peer so far ([`Peers::epoch`]).
+    pub(crate) epoch: u32,
     /// On a CP function: this UP function's overload and load view and the throttles of what
     /// it sends there ([`UpLink`]), from the first message counted or decided for it.
     pub(crate) up: Option<Box<UpLink>>,
@@ -399,6 +401,19 @@ impl Peers {
         self.record(*id).map(|p| p.addr)
     }
 
+    /// How many associations with `peer` were established (clause 6.2.6), as long as it has a
+    /// record: what a request was sent under, so that an answer to it ends only that one.
+    ///
+    /// ```
+    /// use pfcp_node::Peers;
+    /// let peers = Peers::new(16);
+    /// assert_eq!(peers.epoch(&"192.0.2.1:8805".parse()?), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn epoch(&self, peer: &SocketAddr) -> u32 {
+        self.record_at(peer).map_or(0, |p| p.epoch)
+    }
+
     /// Whether an association with `peer` is established.
     pub fn is_associated(&self, peer: &SocketAddr) -> bool {
         self.get(peer).is_some_and(|p| p.associated)
@@ -491,6 +506,7 @@ impl Peers {
             },
             kept: None,
             heartbeat: None,
+            epoch: 0,
             up: None,
             report: None,
         };
@@ -626,6 +642,8 @@ impl Peers {
         info.node = Some(node.clone());
         info.associated = true;
         info.last_seen = now;
+        record.epoch = record.epoch.wrapping_add(1);
+        let info = &mut record.info;
         info.cp_features = msg.cp_function_features().ok().flatten();
         info.up_features = msg.up_function_features().ok().flatten();
         if let Some(old) = renamed {

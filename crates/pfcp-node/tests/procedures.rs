@@ -525,3 +525,57 @@ fn clause_6_3_5_session_report_goes_to_the_session_cp_with_its_seid() {
     ));
     assert!(p.up.poll_transmit().is_none());
 }
+
+#[test]
+fn clause_6_2_6_a_cause_72_to_a_report_sent_before_a_new_association_ends_nothing() {
+    let mut p = Pair::new();
+    p.establish(0x11, 0x22);
+    let report = SessionReportRequest::new(ReportType::USAR);
+    let first = p.up.send_session_report(0x22, &report, p.now).unwrap();
+    let second = p.up.send_session_report(0x22, &report, p.now).unwrap();
+    let sent: Vec<_> = std::iter::from_fn(|| p.up.poll_transmit()).collect();
+    assert_eq!(sent.len(), 2);
+    // The CP function restarts at the same address; the reports reach the new one before it
+    // has an association: Cause 72 to both (clause 6.2.6.1).
+    p.cp = Node::new(
+        NodeConfig::new(LocalNode::cp(
+            NodeKey::fqdn("smf1.example.net"),
+            RecoveryTimeStamp(3_900_000_777),
+        )),
+        p.now,
+    )
+    .unwrap();
+    for t in sent {
+        p.cp.handle_datagram(up_addr(), t.bytes, p.now);
+    }
+    let answers: Vec<_> = std::iter::from_fn(|| p.cp.poll_transmit()).collect();
+    assert_eq!(answers.len(), 2);
+    for a in &answers {
+        let m = Message::decode(&a.bytes).unwrap();
+        assert_eq!(m.message_type(), MessageType::SESSION_REPORT_RESPONSE);
+        assert_eq!(
+            m.cause().unwrap(),
+            Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION)
+        );
+    }
+    let mut answers = answers.into_iter();
+    // The first answer ends the UP's association and the session with it.
+    p.up.handle_datagram(cp_addr(), answers.next().unwrap().bytes, p.now);
+    p.up_events.extend(std::iter::from_fn(|| p.up.poll_event()));
+    let r = take_outcome(&mut p.up_events, first).unwrap();
+    assert_eq!(r.cause, Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION));
+    assert!(!p.up.peers().is_associated(&cp_addr()));
+    assert_eq!(p.up.session_count(), 0);
+    // The new CP function associates; then the second answer, to a report sent under the old
+    // association, arrives: the new association stays.
+    p.cp.associate(up_addr(), p.now).unwrap();
+    p.pump();
+    assert!(p.up.peers().is_associated(&cp_addr()));
+    p.up_events.clear();
+    p.up.handle_datagram(cp_addr(), answers.next().unwrap().bytes, p.now);
+    p.up_events.extend(std::iter::from_fn(|| p.up.poll_event()));
+    let r = take_outcome(&mut p.up_events, second).unwrap();
+    assert_eq!(r.cause, Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION));
+    assert!(p.up.peers().is_associated(&cp_addr()));
+    assert!(peer_events(&p.up_events).is_empty(), "{:?}", p.up_events);
+}

@@ -272,6 +272,7 @@ impl Node {
                         f_seid,
                         tracked,
                         exempt,
+                        epoch: self.peers.epoch(&peer),
                     },
                 );
                 Ok(id)
@@ -357,6 +358,7 @@ impl Node {
                 f_seid: None,
                 tracked: None,
                 exempt: false,
+                epoch: self.peers.epoch(&peer),
             },
         );
         Ok(tx)
@@ -387,6 +389,7 @@ impl Node {
                 f_seid: None,
                 tracked: None,
                 exempt: false,
+                epoch: self.peers.epoch(&peer),
             },
         );
         Ok(tx)
@@ -484,7 +487,11 @@ impl Node {
         }
         match o.purpose {
             Purpose::App(id) => {
-                if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
+                // Cause 72 to a request sent under an association set up again since (a
+                // restarted peer's answer to what was sent before) ends nothing.
+                if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION)
+                    && o.epoch == self.peers.epoch(&peer)
+                {
                     self.lost_association(peer, now);
                 }
                 self.events

@@ -338,6 +338,7 @@ impl Node {
                 f_seid: None,
                 tracked: None,
                 exempt: false,
+                epoch: self.peers.epoch(&peer),
             },
         );
         Ok(())
