@@ -17,16 +17,19 @@
 //! its own task, so a request costs no hop through a channel to another task. Requests the
 //! handler does not answer ([`HandlerReply::Defer`]) come through the incoming channel, for
 //! work that has to wait (a real UPF would program its forwarding plane there).
+//!
+//! Messages are read and written through `pfcp-wire`'s typed messages
+//! ([`SessionEstablishmentRequest::parse`], [`SessionEstablishmentResponse`]).
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddr};
 
 use bytes::Bytes;
 use pfcp_node::endpoint::{HandlerReply, RequestView};
-use pfcp_node::{AdmissionConfig, Endpoint, EndpointConfig, LocalNode};
+use pfcp_node::{AdmissionConfig, Channels, Endpoint, EndpointConfig, LocalNode};
 use pfcp_overload::{NodeKey, ReporterConfig};
-use pfcp_wire::encode::MessageBuilder;
 use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
-use pfcp_wire::{Cause, Header, MessageType};
+use pfcp_wire::msg::{SessionEstablishmentRequest, SessionEstablishmentResponse};
+use pfcp_wire::{Cause, MessageType};
 
 const NODE_ID: &str = "upf1.example.net";
 
@@ -39,8 +42,7 @@ impl Sessions {
     /// Answer one request the endpoint has admitted (decoded, validated, from an associated
     /// CP function, highest priority first, at the service rate).
     fn handle(&mut self, request: &RequestView<'_>) -> HandlerReply {
-        let msg = request.message();
-        if msg.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
+        if request.message_type() != MessageType::SESSION_ESTABLISHMENT_REQUEST {
             // A real UPF also handles Modification, Deletion, ... (here or in a task).
             return HandlerReply::Defer;
         }
@@ -54,37 +56,32 @@ impl Sessions {
     /// Header: the CP's SEID (from its CP F-SEID), the request's sequence number and
     /// priority. Body: our Node ID, "Request accepted" and our F-SEID for the session.
     fn establish(&mut self, request: &RequestView<'_>) -> Option<Bytes> {
-        let msg = request.message();
-        let cp_seid = msg.f_seid().ok().flatten()?.seid;
-        let mut header = Header::new(MessageType::SESSION_ESTABLISHMENT_RESPONSE)
-            .with_seid(cp_seid)
-            .with_sequence(request.sequence());
-        if let Some(priority) = msg.header().priority {
-            header = header.with_priority(priority);
+        let req = SessionEstablishmentRequest::parse(request.bytes()).ok()?;
+        let mut response = SessionEstablishmentResponse::new(
+            NodeId::Fqdn(Fqdn::from_dotted(NODE_ID).ok()?),
+            Cause::REQUEST_ACCEPTED,
+        )
+        .with_up_f_seid(FSeid {
+            seid: self.next_up_seid,
+            ipv4: Some(Ipv4Addr::LOCALHOST),
+            ipv6: None,
+        })
+        .with_seid(req.cp_f_seid.seid)
+        .with_sequence(request.sequence());
+        if let Some(priority) = req.header.priority {
+            response = response.with_priority(priority);
         }
-        let response = MessageBuilder::new(header)
-            .ie(NodeId::Fqdn(Fqdn::from_dotted(NODE_ID).ok()?))
-            .ie(Cause::REQUEST_ACCEPTED)
-            .ie(FSeid {
-                seid: self.next_up_seid,
-                ipv4: Some(Ipv4Addr::LOCALHOST),
-                ipv6: None,
-            });
         self.next_up_seid += 1;
-        let mut bytes = vec![0; response.encoded_len()];
-        response.encode_into(&mut bytes).ok()?;
         // The endpoint adds the OCI/LCI if due, and keeps the response for retransmissions.
-        Some(bytes.into())
+        response.to_vec().ok().map(Bytes::from)
     }
 }
 
-// One thread: the endpoint task and the application hand over without cross-thread wake-ups
-// (`docs/benchmarks.md`, pfcp-node).
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Start the UP function on `listen`: 100 requests served per second, at most 64 waiting.
+pub(crate) async fn start(listen: SocketAddr) -> std::io::Result<(Endpoint, Channels)> {
     let me = NodeKey::fqdn(NODE_ID);
-    // Self-protection: 100 requests served per second, at most 64 waiting. The OCIs are
-    // node-scoped (AOCI=1, "the whole UP function"), so CP functions throttle new sessions too.
+    // The OCIs are node-scoped (AOCI=1, "the whole UP function"), so CP functions throttle
+    // new sessions too.
     let admission = AdmissionConfig::new(me.clone())
         .with_service_rate(Some(100.0))
         .with_queue_capacity(64)
@@ -94,9 +91,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let config = EndpointConfig::new(local).with_admission(admission);
     let mut sessions = Sessions { next_up_seid: 1 };
     let handler = move |request: &RequestView<'_>| sessions.handle(request);
+    Endpoint::bind_with_handler(config, listen, handler).await
+}
+
+// One thread: the endpoint task and the application hand over without cross-thread wake-ups
+// (`docs/benchmarks.md`, pfcp-node).
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listen = std::env::args().nth(1).unwrap_or("127.0.0.1:8805".into());
-    let (endpoint, mut channels) =
-        Endpoint::bind_with_handler(config, listen.parse()?, handler).await?;
+    let (endpoint, mut channels) = start(listen.parse()?).await?;
     println!(
         "UP function {NODE_ID} listening on {} (100 requests/s)",
         endpoint.local_addr()
@@ -104,10 +107,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // What the handler deferred. Holding `channels` (and `endpoint`) keeps the endpoint up.
     while let Some(request) = channels.incoming.recv().await {
-        let msg = request.message()?;
         println!(
             "{} from {}: not handled in this example",
-            msg.message_type(),
+            request.reference().message_type,
             request.peer
         );
     }

@@ -36,6 +36,7 @@ use tracing::info;
 
 mod driver;
 mod handler;
+mod procedures;
 mod socket;
 use driver::{Shared, Shell};
 pub use handler::{HandlerReply, RequestHandler, RequestView};
@@ -347,7 +348,9 @@ pub struct Endpoint {
 pub struct Channels {
     /// Session and other requests for the application.
     pub incoming: mpsc::Receiver<Incoming>,
-    /// Peer state changes (associated, restarted, released, failed, sessions lost).
+    /// Peer state changes (associated, restarted, released, failed, sessions lost) and what
+    /// peers report in node messages (features updated, release requested, node reports;
+    /// clauses 6.2.7-6.2.9).
     pub events: mpsc::Receiver<PeerEvent>,
 }
 

@@ -11,6 +11,9 @@
 //! * [`guard`]: a per-source ingress rate guard.
 //! * [`admission`]: UP self-protection (a bounded priority queue, cause-74 refusals with an
 //!   OCI) and the OCI/LCI reporting of clauses 6.2.3 and 6.2.4.
+//! * [`procedures`]: the node procedures a node starts (Association Update and Release, Node
+//!   Report; clauses 6.2.7 to 6.2.9) and the values of their IEs, for [`Node::update_association`],
+//!   [`Node::release_association`], [`Node::send_node_report`] and [`Node::send_session_report`].
 //! * [`cp`]: the CP request pipeline: OCI/LCI state per UP function, throttling with
 //!   priorities, redirection (6.2.4.4).
 //!
@@ -50,6 +53,7 @@ pub mod export;
 pub mod guard;
 pub mod node;
 pub mod peer;
+pub mod procedures;
 #[cfg(feature = "tower")]
 pub mod service;
 pub mod session;

@@ -11,8 +11,10 @@
 //! ## Inputs
 //!
 //! * [`Node::handle_datagram`]: a UDP payload received from a peer.
-//! * [`Node::send_request`] (and [`Node::associate`], [`Node::heartbeat`]): a request the
-//!   application sends; its outcome comes back as [`NodeEvent::Outcome`].
+//! * [`Node::send_request`] (and [`Node::associate`], [`Node::heartbeat`], the node
+//!   procedures [`Node::update_association`], [`Node::release_association`],
+//!   [`Node::send_node_report`], [`Node::send_session_report`]): a request the application
+//!   sends; its outcome comes back as [`NodeEvent::Outcome`].
 //! * [`Node::respond`] / [`Node::reject`]: the application's answer to a
 //!   [`NodeEvent::Request`].
 //! * [`Node::handle_timeout`]: time passed; call it at [`Node::poll_timeout`] (early calls are
@@ -34,8 +36,9 @@
 //!
 //! ## What the node does by itself
 //!
-//! * **Node messages**: Heartbeat and Association Setup/Update/Release requests are answered
-//!   ([`crate::peer`]); heartbeats go to associated peers every
+//! * **Node messages**: Heartbeat, Association Setup/Update/Release and Node Report requests
+//!   are answered ([`crate::peer`]; an Update's features or release request and a Node Report
+//!   are reported as peer events); heartbeats go to associated peers every
 //!   [`NodeConfig::heartbeat_interval`]. A Heartbeat Request alone in its datagram is
 //!   answered afresh every time, retransmissions too, and kept out of the transaction
 //!   layer's tables: its answer does not change, and a stream of heartbeats must not evict
@@ -141,6 +144,7 @@ mod egress;
 mod held;
 mod inbound;
 mod outbound;
+mod procedures;
 mod state;
 mod types;
 pub use config::{NodeConfig, NodeConfigError, PriorityPolicy};
@@ -165,6 +169,9 @@ enum Purpose {
     Associate(Option<RequestId>),
     /// A Heartbeat Request: the application's (`Some`) or the node's periodic one.
     Heartbeat(Option<RequestId>),
+    /// The application's Association Release Request (the association ends when it is
+    /// accepted).
+    Release(RequestId),
 }
 
 /// An outstanding request of this node.
@@ -185,6 +192,9 @@ struct Outstanding {
     tracked: Option<(u64, Option<u64>)>,
     /// An eMPS or emergency request ([`CpPolicy::exempt_refused`] on its refusal).
     exempt: bool,
+    /// The association with the peer it was sent under ([`Peers::epoch`]): a Cause 72 answer
+    /// ends only that one, not one set up since.
+    epoch: u32,
 }
 
 /// A PFCP node, sans-IO: see the [module docs](self).

@@ -7,7 +7,9 @@
 //! * Heartbeat Requests are answered even from unknown peers and even when overloaded
 //!   (6.2.2.2); they never pass a throttle.
 //! * Association Setup establishes (or re-establishes) an association; Update refreshes the
-//!   features; Release ends it.
+//!   features (or carries a UP function's request to release it); Release ends it (clauses
+//!   6.2.6-6.2.8). A Node Report Request from an associated UP function is accepted and
+//!   reported (6.2.9).
 //!
 //! ## Restart detection
 //!
@@ -43,6 +45,7 @@ use pfcp_overload::NodeKey;
 use pfcp_throttle::EgressThrottle;
 
 use crate::cp::{UpLink, UpLinks};
+use crate::procedures::{NodeReport, ReleasePreparation};
 use pfcp_wire::encode::MessageWriter;
 use pfcp_wire::ie::{CpFunctionFeatures, OffendingIe, RecoveryTimeStamp, UpFunctionFeatures};
 use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
@@ -50,6 +53,7 @@ use pfcp_wire::{Cause, EncodeError, Message, MessageType, SequenceNumber};
 use crate::xact::TxId;
 
 pub(crate) mod messages;
+mod procedures;
 pub use messages::{
     association_setup_request, error_response, heartbeat_request, session_or_node_rejection,
 };
@@ -207,6 +211,43 @@ pub enum PeerEvent {
         /// The sessions, by this node's SEID.
         sessions: Vec<crate::session::Session>,
     },
+    /// An associated peer's Association Update Request changed its features (clause 6.2.7,
+    /// Table 7.4.4.3-1); the node answered it and keeps the new ones in [`PeerInfo`].
+    FeaturesUpdated {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// The CP Function Features it sent, if any (clause 8.2.58).
+        cp_features: Option<CpFunctionFeatures>,
+        /// The UP Function Features it sent, if any (clause 8.2.25).
+        up_features: Option<UpFunctionFeatures>,
+    },
+    /// An associated UP function asked, in an Association Update Request, for the release of
+    /// its association (SARR) or announced a graceful release (clauses 6.2.7, 6.2.8); the node
+    /// answered it. The association stays up: the CP function stops establishing sessions
+    /// there, releases its sessions and then the association
+    /// ([`Node::release_association`](crate::Node::release_association)).
+    ReleaseRequested {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// What the UP function asked (clauses 8.2.77, 8.2.78).
+        preparation: ReleasePreparation,
+    },
+    /// An associated UP function's Node Report Request (clause 6.2.9, Table 7.4.5.1.1-1),
+    /// answered by the node with Request accepted.
+    NodeReport {
+        /// Peer address.
+        peer: SocketAddr,
+        /// Peer Node ID, if known.
+        node: Option<NodeKey>,
+        /// The report (type, path failure and recovery peers; Table 7.4.5.1.1-1).
+        report: NodeReport,
+        /// The whole request, for the reports [`NodeReport`] does not read (clause 7.4.5.1).
+        message: Bytes,
+    },
 }
 
 /// The answer to a node-related request.
@@ -254,6 +295,8 @@ pub(crate) struct Peer {
     pub(crate) kept: Option<Kept>,
     /// The node's own heartbeat in flight (one at a time).
     pub(crate) heartbeat: Option<TxId>,
+    /// Associations established with the peer so far ([`Peers::epoch`]).
+    pub(crate) epoch: u32,
     /// On a CP function: this UP function's overload and load view and the throttles of what
     /// it sends there ([`UpLink`]), from the first message counted or decided for it.
     pub(crate) up: Option<Box<UpLink>>,
@@ -358,6 +401,19 @@ impl Peers {
         self.record(*id).map(|p| p.addr)
     }
 
+    /// How many associations with `peer` were established (clause 6.2.6), as long as it has a
+    /// record: what a request was sent under, so that an answer to it ends only that one.
+    ///
+    /// ```
+    /// use pfcp_node::Peers;
+    /// let peers = Peers::new(16);
+    /// assert_eq!(peers.epoch(&"192.0.2.1:8805".parse()?), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn epoch(&self, peer: &SocketAddr) -> u32 {
+        self.record_at(peer).map_or(0, |p| p.epoch)
+    }
+
     /// Whether an association with `peer` is established.
     pub fn is_associated(&self, peer: &SocketAddr) -> bool {
         self.get(peer).is_some_and(|p| p.associated)
@@ -450,6 +506,7 @@ impl Peers {
             },
             kept: None,
             heartbeat: None,
+            epoch: 0,
             up: None,
             report: None,
         };
@@ -585,6 +642,8 @@ impl Peers {
         info.node = Some(node.clone());
         info.associated = true;
         info.last_seen = now;
+        record.epoch = record.epoch.wrapping_add(1);
+        let info = &mut record.info;
         info.cp_features = msg.cp_function_features().ok().flatten();
         info.up_features = msg.up_function_features().ok().flatten();
         if let Some(old) = renamed {
@@ -597,8 +656,8 @@ impl Peers {
         Some(events)
     }
 
-    /// Answer a node-related request (Heartbeat, Association Setup/Update/Release) from
-    /// `peer`. Returns `None` if `msg` is not one of those.
+    /// Answer a node-related request (Heartbeat, Association Setup/Update/Release, Node
+    /// Report) from `peer`. Returns `None` if `msg` is not one of those.
     pub fn handle_request(
         &mut self,
         local: &LocalNode,
@@ -612,7 +671,8 @@ impl Peers {
             MessageType::HEARTBEAT_REQUEST => self.heartbeat(local, peer, msg, seq, now),
             MessageType::ASSOCIATION_SETUP_REQUEST => self.setup(local, peer, msg, seq, now),
             MessageType::ASSOCIATION_UPDATE_REQUEST => self.update(local, peer, msg, seq, now),
-            MessageType::ASSOCIATION_RELEASE_REQUEST => self.release(local, peer, msg, seq),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => self.release(local, peer, seq),
+            MessageType::NODE_REPORT_REQUEST => self.node_report(local, peer, msg, seq, now),
             _ => return None,
         };
         Some(answer)
@@ -683,69 +743,6 @@ impl Peers {
             }
             None => answer.response = Some(respond(Cause::NO_RESOURCES_AVAILABLE, None)?),
         }
-        Ok(answer)
-    }
-
-    fn update(
-        &mut self,
-        local: &LocalNode,
-        peer: SocketAddr,
-        msg: &Message<'_>,
-        seq: SequenceNumber,
-        now: Instant,
-    ) -> Result<NodeAnswer, PeerError> {
-        let mut answer = NodeAnswer::default();
-        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
-            Some(info) if info.associated => {
-                info.last_seen = now;
-                if let Ok(Some(f)) = msg.cp_function_features() {
-                    info.cp_features = Some(f);
-                }
-                if let Ok(Some(f)) = msg.up_function_features() {
-                    info.up_features = Some(f);
-                }
-                Cause::REQUEST_ACCEPTED
-            }
-            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
-        };
-        answer.response = Some(node_response(
-            local,
-            MessageType::ASSOCIATION_UPDATE_RESPONSE,
-            seq,
-            cause,
-            None,
-            false,
-        )?);
-        Ok(answer)
-    }
-
-    fn release(
-        &mut self,
-        local: &LocalNode,
-        peer: SocketAddr,
-        _msg: &Message<'_>,
-        seq: SequenceNumber,
-    ) -> Result<NodeAnswer, PeerError> {
-        let mut answer = NodeAnswer::default();
-        let cause = match self.record_at_mut(&peer).map(|p| &mut p.info) {
-            Some(info) if info.associated => {
-                info.associated = false;
-                answer.events.push(PeerEvent::Released {
-                    peer,
-                    node: info.node.clone(),
-                });
-                Cause::REQUEST_ACCEPTED
-            }
-            _ => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
-        };
-        answer.response = Some(node_response(
-            local,
-            MessageType::ASSOCIATION_RELEASE_RESPONSE,
-            seq,
-            cause,
-            None,
-            false,
-        )?);
         Ok(answer)
     }
 

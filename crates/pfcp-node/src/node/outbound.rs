@@ -272,6 +272,7 @@ impl Node {
                         f_seid,
                         tracked,
                         exempt,
+                        epoch: self.peers.epoch(&peer),
                     },
                 );
                 Ok(id)
@@ -357,6 +358,7 @@ impl Node {
                 f_seid: None,
                 tracked: None,
                 exempt: false,
+                epoch: self.peers.epoch(&peer),
             },
         );
         Ok(tx)
@@ -387,6 +389,7 @@ impl Node {
                 f_seid: None,
                 tracked: None,
                 exempt: false,
+                epoch: self.peers.epoch(&peer),
             },
         );
         Ok(tx)
@@ -484,7 +487,11 @@ impl Node {
         }
         match o.purpose {
             Purpose::App(id) => {
-                if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
+                // Cause 72 to a request sent under an association set up again since (a
+                // restarted peer's answer to what was sent before) ends nothing.
+                if cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION)
+                    && o.epoch == self.peers.epoch(&peer)
+                {
                     self.lost_association(peer, now);
                 }
                 self.events
@@ -507,6 +514,17 @@ impl Node {
                     self.events
                         .push_back(answered(id, peer, bytes, cause, transmissions));
                 }
+            }
+            Purpose::Release(id) => {
+                // Clause 6.2.8: the association and its sessions end once the peer accepts;
+                // a peer that holds none (Cause 72) has released it already.
+                if accepted || cause == Some(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION) {
+                    if let Some(e) = self.peers.released(peer) {
+                        self.on_peer_event(e, now);
+                    }
+                }
+                self.events
+                    .push_back(answered(id, peer, bytes, cause, transmissions));
             }
             Purpose::Heartbeat(id) => {
                 self.heartbeat_over(peer, tx);
@@ -555,6 +573,10 @@ impl Node {
                     }
                 }
             }
+            Purpose::Release(id) => self.events.push_back(NodeEvent::Outcome {
+                id,
+                result: Err(RequestError::Timeout { transmissions }),
+            }),
             Purpose::Heartbeat(id) => {
                 self.heartbeat_over(peer, tx);
                 if let Some(id) = id {
@@ -586,7 +608,10 @@ impl Node {
         };
         self.request_over(&o, peer);
         match o.purpose {
-            Purpose::App(id) | Purpose::Associate(Some(id)) | Purpose::Heartbeat(Some(id)) => {
+            Purpose::App(id)
+            | Purpose::Release(id)
+            | Purpose::Associate(Some(id))
+            | Purpose::Heartbeat(Some(id)) => {
                 self.events.push_back(NodeEvent::Outcome {
                     id,
                     result: Err(RequestError::MalformedResponse(error)),
@@ -676,6 +701,18 @@ impl Node {
                 }
                 if let Some(k) = self.kept_mut(peer) {
                     k.next = None;
+                }
+                info!(event = ?e, "peer event");
+                self.events.push_back(NodeEvent::Peer(e));
+            }
+            PeerEvent::FeaturesUpdated {
+                node: Some(node),
+                cp_features: Some(f),
+                ..
+            } => {
+                // A CP function's new features say whether it takes OCI and LCI (6.2.7).
+                if let Some(adm) = self.admission.as_mut() {
+                    adm.set_peer_features(node.clone(), f);
                 }
                 info!(event = ?e, "peer event");
                 self.events.push_back(NodeEvent::Peer(e));

@@ -267,6 +267,10 @@ pub enum RequestError {
     /// ([`NodeConfig::max_peers`](super::NodeConfig::max_peers)) is full of associated peers.
     #[error("peer table full")]
     PeerTableFull,
+    /// [`Node::send_session_report`](super::Node::send_session_report): this node holds no
+    /// session with this SEID of its own (clause 6.3.5: a report concerns a session).
+    #[error("no session with local SEID {0:#x}")]
+    UnknownSession(u64),
 }
 
 /// What a node reports to its application, drained with

@@ -204,6 +204,9 @@ fn kinds(events: &[PeerEvent]) -> Vec<&'static str> {
             PeerEvent::Failed { .. } => "failed",
             PeerEvent::NotAssociated { .. } => "not associated",
             PeerEvent::SessionsLost { .. } => "sessions lost",
+            PeerEvent::FeaturesUpdated { .. } => "features updated",
+            PeerEvent::ReleaseRequested { .. } => "release requested",
+            PeerEvent::NodeReport { .. } => "node report",
         })
         .collect()
 }
