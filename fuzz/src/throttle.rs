@@ -7,7 +7,7 @@
 //! 5QI inputs, `throttle_c2::ScenarioV3`): a configuration for each part of pfcp-throttle (any value of
 //! every field) and a list of events that drive
 //!
-//! * a [`LossThrottle`] through `decide`, `decide_with_draw` and `decide_message` with any
+//! * a [`LossThrottle`] through `decide` (with and without a draw, requests and responses filtered as a node does) with any
 //!   priority, exempt flag and message type, the reduction changing mid-way, and (second
 //!   format) `unsent` after a request it let through;
 //! * a [`Classifier`] with any table, on any context (ARP level lists, flags, DNN strings,

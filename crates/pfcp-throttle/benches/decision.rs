@@ -5,7 +5,7 @@
 //! * `loss/decide/r0`, `loss/decide/r30`: one `LossThrottle::decide` at reduction 0 % (the
 //!   common case: the peer is not overloaded) and 30 %, on a 16-class mix (priorities 0..=15,
 //!   a few exempt) read from a precomputed array;
-//! * `loss/decide_with_draw/r30`: the Annex A.1 random mode, the draws precomputed too;
+//! * `loss/decide_with_draw/r30` (`decide` with a draw): the Annex A.1 random mode, the draws precomputed too;
 //! * `egress/decide`: one `EgressThrottle::decide` for a request, the connection at half its
 //!   Max EMR (level 0, the cap admitting); `egress/decide+on_send`: the same plus one
 //!   `on_send` of an answer (two messages per iteration); `egress/decide/overload`: offered at
@@ -47,8 +47,8 @@ use governor::{Quota, RateLimiter};
 use pfcp_throttle::classify::{ArpLevels, Registration, RequestState};
 use pfcp_throttle::egress::{EgressConfig, EgressThrottle, MessageKind, ThresholdPair};
 use pfcp_throttle::{
-    Classifier, ClassifierConfig, LossThrottle, Procedure, RequestClass, RequestContext,
-    RouteGroup, RouteList,
+    Classifier, ClassifierConfig, LossRequest, LossThrottle, Procedure, RequestClass,
+    RequestContext, RouteGroup, RouteList,
 };
 use pfcp_wire::MessagePriority;
 
@@ -129,7 +129,7 @@ fn bench_loss(c: &mut Criterion) {
         b.iter(|| {
             let (class, draw) = (mix[i & MASK], draws[i & MASK]);
             i = i.wrapping_add(1);
-            black_box(t.decide_with_draw(black_box(class), black_box(draw)))
+            black_box(t.decide(LossRequest::new(black_box(class)).with_draw(black_box(draw))))
         })
     });
     g.finish();

@@ -104,7 +104,9 @@ pub use egress::{
     EgressConfig, EgressConfigError, EgressConfigSets, EgressDecision, EgressPermit, EgressStats,
     EgressThrottle, MessageKind, ThresholdPair, ThrottleReason,
 };
-pub use loss::{Decision, LossConfig, LossStats, LossThrottle, RequestClass, Throttled};
+pub use loss::{
+    Decision, LossConfig, LossRequest, LossStats, LossThrottle, RequestClass, Throttled,
+};
 pub use peer::{PeerThrottles, Refusal};
 pub use priority::{RouterPriority, UNPRIORITISED};
 pub use routing::{

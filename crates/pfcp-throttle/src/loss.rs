@@ -58,16 +58,16 @@
 //!
 //! ## Random mode (Annex A.1)
 //!
-//! [`LossThrottle::decide_with_draw`] takes a uniform random `u32` from the caller's RNG and
-//! throttles each request with the probability of its rank (1 below the boundary, the
+//! [`LossThrottle::decide`] with a draw ([`LossRequest::with_draw`]: a uniform random `u32`
+//! from the caller's RNG) throttles each request with the probability of its rank (1 below the boundary, the
 //! boundary fraction at it, 0 above): the Annex A.1 example, prioritised. Use it when
 //! several independent throttles must not synchronise their drop patterns. It ignores
 //! [`LossConfig::exact_window`].
 //!
 //! Only *requests* are candidates, and only at their first transmission: never call this for
-//! a retransmission or a response ([`LossThrottle::decide_message`] filters responses).
+//! a retransmission or a response.
 
-use pfcp_wire::{MessagePriority, MessageType};
+use pfcp_wire::MessagePriority;
 
 /// Number of ranks: 16 message priorities plus the exempt class.
 pub const RANKS: usize = 17;
@@ -219,6 +219,52 @@ impl LossConfig {
     }
 }
 
+/// One request as [`LossThrottle::decide`] weighs it: its class, and optionally the reduction
+/// it meets and the caller's draw for the random mode. A [`RequestClass`] converts into one
+/// with neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LossRequest {
+    /// The request's class.
+    pub class: RequestClass,
+    /// The reduction this request meets (percent, values above 100 read as 100); `None`: the
+    /// one set with [`LossThrottle::set_reduction`].
+    pub reduction: Option<u8>,
+    /// A uniform draw from the caller's RNG for the random mode (Annex A.1); `None`: the
+    /// deterministic mode.
+    pub draw: Option<u32>,
+}
+
+impl LossRequest {
+    /// A request of `class` at the throttle's reduction, deterministic mode.
+    pub fn new(class: RequestClass) -> Self {
+        LossRequest {
+            class,
+            reduction: None,
+            draw: None,
+        }
+    }
+
+    /// At its own reduction `percent` (see [`LossThrottle::decide`]).
+    #[must_use]
+    pub fn at(mut self, percent: u8) -> Self {
+        self.reduction = Some(percent);
+        self
+    }
+
+    /// With the caller's `draw` for the random mode (`None`: deterministic).
+    #[must_use]
+    pub fn with_draw(mut self, draw: impl Into<Option<u32>>) -> Self {
+        self.draw = draw.into();
+        self
+    }
+}
+
+impl From<RequestClass> for LossRequest {
+    fn from(class: RequestClass) -> Self {
+        LossRequest::new(class)
+    }
+}
+
 /// The decision for one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use]
@@ -364,18 +410,53 @@ impl LossThrottle {
         &self.stats
     }
 
-    /// Decide for a message: responses are never throttled (and not counted); requests go
-    /// through [`LossThrottle::decide`].
-    pub fn decide_message(&mut self, message_type: MessageType, class: RequestClass) -> Decision {
-        if message_type.is_request() {
-            self.decide(class)
-        } else {
-            Decision::Send
+    /// Decide for the first transmission of a request (Annex A.1): `request` is its
+    /// [`RequestClass`], or a [`LossRequest`] that also carries the reduction this request
+    /// meets and the caller's draw for the random mode.
+    ///
+    /// * Without a draw, the deterministic mode: drops paced by a credit (Bresenham), so the
+    ///   reduction over any run of requests stays within one request of the target, the
+    ///   lowest ranks first.
+    /// * With a draw (uniform over `u32`, from the caller's RNG: the throttle draws none),
+    ///   the random mode: throttled with the probability of the request's rank.
+    /// * With a reduction ([`LossRequest::at`]), for a throttle shared by requests of
+    ///   different reductions: one UP function whose PFCP entities are overloaded to
+    ///   different degrees (clause 6.2.4.3.1: entity and node scope). All of them are counted
+    ///   in one window and ranked together (clause 6.2.4.5.1), so priority traffic is exempt
+    ///   as long as the UP function's other traffic can make up the reduction; each request
+    ///   adds its own reduction to the credit, so the drops add up to the sum of the requests'
+    ///   reductions. Unlike [`LossThrottle::set_reduction`], a change of reduction keeps the
+    ///   credit (within one request either way).
+    ///
+    /// ```
+    /// use pfcp_throttle::{LossRequest, LossThrottle, MessagePriority, RequestClass};
+    ///
+    /// let mut loss = LossThrottle::default();
+    /// loss.set_reduction(50);
+    /// let class = RequestClass::new(MessagePriority::new(12).unwrap());
+    /// let sent = (0..100).filter(|_| loss.decide(class).is_send()).count();
+    /// assert_eq!(sent, 50);
+    /// // A request of an entity told 20 %, ranked with the rest.
+    /// let _ = loss.decide(LossRequest::new(class).at(20));
+    /// // The random mode, with a draw from the caller's RNG.
+    /// let _ = loss.decide(LossRequest::new(class).with_draw(0x8000_0000));
+    /// ```
+    pub fn decide(&mut self, request: impl Into<LossRequest>) -> Decision {
+        let LossRequest {
+            class,
+            reduction,
+            draw,
+        } = request.into();
+        if let Some(percent) = reduction {
+            self.retarget(percent);
+        }
+        match draw {
+            None => self.decide_deterministic(class),
+            Some(draw) => self.decide_random(class, draw),
         }
     }
 
-    /// Decide for the first transmission of a request (deterministic mode).
-    pub fn decide(&mut self, class: RequestClass) -> Decision {
+    fn decide_deterministic(&mut self, class: RequestClass) -> Decision {
         if self.config.exact_window {
             return self.decide_exact(class);
         }
@@ -392,19 +473,6 @@ impl LossThrottle {
             self.stats.escalated += 1;
         }
         self.finish(class, rank, throttle, true)
-    }
-
-    /// [`LossThrottle::decide`] for a request whose own reduction is `percent` (values above
-    /// 100 read as 100), for a throttle shared by requests of different reductions: one UP
-    /// function whose PFCP entities are overloaded to different degrees (clause 6.2.4.3.1:
-    /// entity and node scope). All of them are counted in one window and ranked together
-    /// (clause 6.2.4.5.1), so priority traffic is exempt as long as the UP function's other
-    /// traffic can make up the reduction; each request adds its own reduction to the credit,
-    /// so the drops add up to the sum of the requests' reductions. Unlike
-    /// [`LossThrottle::set_reduction`], a change of reduction keeps the credit.
-    pub fn decide_at(&mut self, class: RequestClass, percent: u8) -> Decision {
-        self.retarget(percent);
-        self.decide(class)
     }
 
     /// Move to the reduction `percent` without resetting the window. Outside window-exact
@@ -424,14 +492,7 @@ impl LossThrottle {
         }
     }
 
-    /// [`LossThrottle::decide_with_draw`] for a request whose own reduction is `percent` (see
-    /// [`LossThrottle::decide_at`]).
-    pub fn decide_with_draw_at(&mut self, class: RequestClass, draw: u32, percent: u8) -> Decision {
-        self.retarget(percent);
-        self.decide_with_draw(class, draw)
-    }
-
-    /// A request of `class` that [`LossThrottle::decide`] (or `decide_with_draw`) let
+    /// A request of `class` that [`LossThrottle::decide`] let
     /// through was not sent after all: another throttle on the way refused it, typically the
     /// connection's [`EgressThrottle`](crate::egress::EgressThrottle). The request counts as
     /// a drop towards the reduction (the destination did not get it), so the two throttles
@@ -530,9 +591,8 @@ impl LossThrottle {
         self.finish(class, rank, throttle, true)
     }
 
-    /// Decide with a uniformly random `draw` from the caller's RNG (Annex A.1 random mode):
-    /// throttle with the probability of the request's rank.
-    pub fn decide_with_draw(&mut self, class: RequestClass, draw: u32) -> Decision {
+    /// Random mode (Annex A.1): throttle with the probability of the request's rank.
+    fn decide_random(&mut self, class: RequestClass, draw: u32) -> Decision {
         let rank = self.observe(class);
         if self.reduction == 0 {
             return Decision::Send;

@@ -45,7 +45,7 @@
 use std::time::Instant;
 
 use crate::egress::{EgressDecision, EgressThrottle, MessageKind, ThrottleReason};
-use crate::loss::{Decision, LossThrottle, RequestClass, Throttled};
+use crate::loss::{Decision, LossRequest, LossThrottle, RequestClass, Throttled};
 
 /// Why [`PeerThrottles`] refused a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,74 +91,25 @@ impl PeerThrottles {
     }
 
     /// The first transmission of a request whose only destination is this peer: the Loss
-    /// throttle, then the egress throttle ([`EgressThrottle::decide`], a refusal counted as
+    /// throttle ([`LossThrottle::decide`]: `request` is the [`RequestClass`], or a
+    /// [`LossRequest`] with the reduction this request meets and the draw for the random
+    /// mode), then the egress throttle ([`EgressThrottle::decide`], a refusal counted as
     /// offered load). If the egress throttle refuses, the Loss throttle counts the request as
     /// not sent ([`LossThrottle::unsent`]). `Ok`: send it; it has been counted as sent.
-    pub fn decide(&mut self, class: RequestClass, now: Instant) -> Result<(), Refusal> {
-        let loss = self.loss_decision(class, None);
-        self.loss_then(loss, class, now, false)
-    }
-
-    /// [`PeerThrottles::decide`] with the Loss throttle in random mode (Annex A.1, the
-    /// caller's uniform `draw`).
-    pub fn decide_with_draw(
-        &mut self,
-        class: RequestClass,
-        draw: u32,
-        now: Instant,
-    ) -> Result<(), Refusal> {
-        let loss = self.loss_decision(class, Some(draw));
-        self.loss_then(loss, class, now, false)
+    pub fn decide(&mut self, request: impl Into<LossRequest>, now: Instant) -> Result<(), Refusal> {
+        let request = request.into();
+        let loss = self.loss.decide(request);
+        self.loss_then(loss, request.class, now, false)
     }
 
     /// The peer as a candidate of a route list: as [`PeerThrottles::decide`], but an egress
     /// refusal is not counted on the connection ([`EgressThrottle::check`], then
     /// [`EgressThrottle::commit`] on success). The Loss throttle counts the request either way
     /// (it was offered to this peer, and a redirected request is one this peer shed).
-    pub fn admit(&mut self, class: RequestClass, now: Instant) -> Result<(), Refusal> {
-        let loss = self.loss_decision(class, None);
-        self.loss_then(loss, class, now, true)
-    }
-
-    /// [`PeerThrottles::admit`] with the Loss throttle in random mode.
-    pub fn admit_with_draw(
-        &mut self,
-        class: RequestClass,
-        draw: u32,
-        now: Instant,
-    ) -> Result<(), Refusal> {
-        let loss = self.loss_decision(class, Some(draw));
-        self.loss_then(loss, class, now, true)
-    }
-
-    /// [`PeerThrottles::decide`] with the reduction this request meets
-    /// ([`LossThrottle::decide_at`]), and the caller's `draw` for the random mode (Annex A.1;
-    /// `None`: the configured deterministic mode). For one Loss throttle that ranks the requests
-    /// of several scopes together, each request carrying its own reduction: a PFCP UP
-    /// function's PFCP entities and the node itself (TS 29.244 6.2.4.3.1, 6.2.4.4).
-    pub fn decide_at(
-        &mut self,
-        class: RequestClass,
-        reduction: u8,
-        draw: Option<u32>,
-        now: Instant,
-    ) -> Result<(), Refusal> {
-        let loss = self.loss_decision_at(class, reduction, draw);
-        self.loss_then(loss, class, now, false)
-    }
-
-    /// [`PeerThrottles::admit`] with the request's reduction and optional draw, as
-    /// [`PeerThrottles::decide_at`]: the peer as a route candidate, an egress refusal not
-    /// counted on the connection.
-    pub fn admit_at(
-        &mut self,
-        class: RequestClass,
-        reduction: u8,
-        draw: Option<u32>,
-        now: Instant,
-    ) -> Result<(), Refusal> {
-        let loss = self.loss_decision_at(class, reduction, draw);
-        self.loss_then(loss, class, now, true)
+    pub fn admit(&mut self, request: impl Into<LossRequest>, now: Instant) -> Result<(), Refusal> {
+        let request = request.into();
+        let loss = self.loss.decide(request);
+        self.loss_then(loss, request.class, now, true)
     }
 
     /// After a [`Refusal::Loss`] of this request: send it anyway, if the egress throttle lets
@@ -222,25 +173,6 @@ impl PeerThrottles {
     pub fn on_transaction_end(&mut self) {
         if let Some(e) = &mut self.egress {
             e.on_transaction_end();
-        }
-    }
-
-    fn loss_decision(&mut self, class: RequestClass, draw: Option<u32>) -> Decision {
-        match draw {
-            None => self.loss.decide(class),
-            Some(d) => self.loss.decide_with_draw(class, d),
-        }
-    }
-
-    fn loss_decision_at(
-        &mut self,
-        class: RequestClass,
-        reduction: u8,
-        draw: Option<u32>,
-    ) -> Decision {
-        match draw {
-            None => self.loss.decide_at(class, reduction),
-            Some(d) => self.loss.decide_with_draw_at(class, d, reduction),
         }
     }
 

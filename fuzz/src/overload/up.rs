@@ -123,11 +123,11 @@ impl Up {
             .with_node_scoped(r.node_scoped)
             .with_max_peers(max_peers(r.max_peers))
             .with_law(law(r.law))
-            .with_dither(r.law / 3 % 2 == 0);
+            .with_dither((r.law / 3) & 1 == 0);
         Up {
             rep: OverloadReporter::new(config),
             step: (law(r.law) == ControlLaw::FeedForward).then_some(r.step.max(1)),
-            dithered: law(r.law) == ControlLaw::Adaptive && r.law / 3 % 2 == 0,
+            dithered: law(r.law) == ControlLaw::Adaptive && (r.law / 3) & 1 == 0,
             max_metric: r.max_metric.min(100),
             validity: r.validity.get(),
             node_scoped: r.node_scoped,

@@ -1,5 +1,5 @@
 //! The [`EgressThrottle`] against its documented rules: the configuration refused exactly when
-//! a model of `EgressConfig::validate` says, and [`Egress`], a throttle with the shadow counts
+//! the rules of `EgressConfig::validate`'s rustdoc say, and [`Egress`], a throttle with the shadow counts
 //! its decisions, two-step checks and timers are checked against.
 
 use std::time::{Duration, Instant};
@@ -14,89 +14,133 @@ use pfcp_wire::MessageType;
 use super::EgressEvent;
 use crate::throttle::{prio, EgressSpec, When};
 
-/// The documented rules of `EgressConfig::validate`, as a model: the first error in the
-/// documented order.
-pub(crate) fn expected_validity(c: &EgressConfig) -> Result<(), EgressConfigError> {
-    if c.max_rate == 0 {
-        return Err(EgressConfigError::MaxRate);
-    }
-    if c.tick.is_zero() {
-        return Err(EgressConfigError::Tick);
-    }
-    let ticks = c.convergence_time.as_nanos().div_ceil(c.tick.as_nanos());
-    if ticks == 0 || ticks > u128::from(MAX_WINDOW_TICKS) {
-        return Err(EgressConfigError::ConvergenceTime {
+/// Every rule of `EgressConfig::validate`'s rustdoc that `c` breaks, as the error naming it,
+/// each rule checked on its own (not as a sequence of early returns, which would copy the
+/// code): `validate` must return `Ok` exactly when none is broken, else one of them, and one
+/// of the first bullet broken (the rustdoc lists the scalar fields first, in order).
+pub(crate) fn broken_rules(c: &EgressConfig) -> Vec<Vec<EgressConfigError>> {
+    use EgressConfigError as E;
+    let mut bullets: Vec<Vec<EgressConfigError>> = Vec::new();
+    bullets.push(if c.max_rate == 0 {
+        vec![E::MaxRate]
+    } else {
+        vec![]
+    });
+    bullets.push(if c.tick == Duration::ZERO {
+        vec![E::Tick]
+    } else {
+        vec![]
+    });
+    // "spans 1..=MAX_WINDOW_TICKS ticks": some time, and no longer than the last tick's end.
+    let spans = c.tick > Duration::ZERO
+        && c.convergence_time > Duration::ZERO
+        && c.tick
+            .checked_mul(MAX_WINDOW_TICKS)
+            .is_none_or(|w| c.convergence_time <= w);
+    bullets.push(if c.tick > Duration::ZERO && !spans {
+        vec![E::ConvergenceTime {
             convergence_time: c.convergence_time,
             tick: c.tick,
-        });
+        }]
+    } else {
+        vec![]
+    });
+    let mut counts = Vec::new();
+    if c.burst < 1 {
+        counts.push(E::Burst);
     }
-    if c.burst == 0 {
-        return Err(EgressConfigError::Burst);
+    if matches!(c.max_pending, Some(n) if n < 1) {
+        counts.push(E::MaxPending);
     }
-    if c.max_pending == Some(0) {
-        return Err(EgressConfigError::MaxPending);
+    bullets.push(counts);
+    // The thresholds: levels 1..=3 as (level, pair) for the configured ones.
+    let pairs: Vec<(u8, ThresholdPair)> = (1u8..=3)
+        .zip(c.thresholds)
+        .filter_map(|(l, p)| p.map(|p| (l, p)))
+        .collect();
+    let mut levels = Vec::new();
+    if c.thresholds.first().copied().flatten().is_none() {
+        levels.push(E::MissingFirstPair);
     }
-    if c.thresholds[0].is_none() {
-        return Err(EgressConfigError::MissingFirstPair);
+    for &(level, _) in &pairs {
+        let below_configured = level == 1 || pairs.iter().any(|&(l, _)| l + 1 == level);
+        if !below_configured {
+            levels.push(E::PairWithoutLower { level });
+        }
     }
-    let mut previous: Option<ThresholdPair> = None;
-    for (i, pair) in c.thresholds.iter().enumerate() {
-        let level = i as u8 + 1;
-        let Some(pair) = *pair else {
-            previous = None;
+    let mut values = Vec::new();
+    for &(level, p) in &pairs {
+        if p.throttle < 2 || p.throttle > 100 {
+            values.push(E::ThrottleRange {
+                level,
+                value: p.throttle,
+            });
+        }
+        if p.abatement == 0 || p.abatement > 99 {
+            values.push(E::AbatementRange {
+                level,
+                value: p.abatement,
+            });
+        }
+        if p.abatement >= p.throttle {
+            values.push(E::AbatementNotBelowThrottle {
+                level,
+                throttle: p.throttle,
+                abatement: p.abatement,
+            });
+        }
+        if let Some(&(_, lower)) = pairs.iter().find(|&&(l, _)| l + 1 == level) {
+            if p.throttle <= lower.throttle {
+                values.push(E::ThrottleNotIncreasing {
+                    level,
+                    value: p.throttle,
+                    lower: lower.throttle,
+                });
+            }
+            if p.abatement <= lower.abatement {
+                values.push(E::AbatementNotIncreasing {
+                    level,
+                    value: p.abatement,
+                    lower: lower.abatement,
+                });
+            }
+        }
+    }
+    // The threshold bullets are checked level by level: any of them may come first.
+    levels.extend(values);
+    bullets.push(levels);
+    let mut cutoffs = Vec::new();
+    for level in 2u8..=3 {
+        let i = usize::from(level - 1);
+        let (Some(lower), Some(cut)) = (c.level_cutoff.get(i - 1), c.level_cutoff.get(i)) else {
             continue;
         };
-        if level > 1 && previous.is_none() {
-            return Err(EgressConfigError::PairWithoutLower { level });
-        }
-        if !(2..=100).contains(&pair.throttle) {
-            return Err(EgressConfigError::ThrottleRange {
-                level,
-                value: pair.throttle,
-            });
-        }
-        if !(1..=99).contains(&pair.abatement) {
-            return Err(EgressConfigError::AbatementRange {
-                level,
-                value: pair.abatement,
-            });
-        }
-        if pair.abatement >= pair.throttle {
-            return Err(EgressConfigError::AbatementNotBelowThrottle {
-                level,
-                throttle: pair.throttle,
-                abatement: pair.abatement,
-            });
-        }
-        if let Some(prev) = previous {
-            if pair.throttle <= prev.throttle {
-                return Err(EgressConfigError::ThrottleNotIncreasing {
-                    level,
-                    value: pair.throttle,
-                    lower: prev.throttle,
-                });
-            }
-            if pair.abatement <= prev.abatement {
-                return Err(EgressConfigError::AbatementNotIncreasing {
-                    level,
-                    value: pair.abatement,
-                    lower: prev.abatement,
-                });
-            }
-        }
-        previous = Some(pair);
-    }
-    let [c1, c2, c3] = c.level_cutoff;
-    for (level, lower, cut) in [(2u8, c1, c2), (3, c2, c3)] {
-        if cut > lower {
-            return Err(EgressConfigError::CutoffNotMonotonic {
+        if cut.value() > lower.value() {
+            cutoffs.push(E::CutoffNotMonotonic {
                 level,
                 value: cut.value(),
                 lower: lower.value(),
             });
         }
     }
-    Ok(())
+    bullets.push(cutoffs);
+    bullets.retain(|b| !b.is_empty());
+    bullets
+}
+
+/// `validate`'s answer is one the rules allow ([`broken_rules`]).
+fn check_validity(c: &EgressConfig) -> Result<(), EgressConfigError> {
+    let got = c.validate();
+    let broken = broken_rules(c);
+    match (&got, broken.first()) {
+        (Ok(()), None) => {}
+        (Err(e), Some(first)) => assert!(
+            first.contains(e),
+            "validate() returned {e:?}; the first rule broken allows {first:?} (all: {broken:?})"
+        ),
+        (got, first) => panic!("validate() {got:?} but the rules broken are {first:?}"),
+    }
+    got
 }
 
 /// The configuration of `s` (`hard_cap` from the second format; the first keeps the cap).
@@ -145,12 +189,7 @@ pub(crate) struct Egress {
 impl Egress {
     pub(crate) fn new(s: &EgressSpec, hard_cap: bool, start: Instant) -> Option<Egress> {
         let config = egress_config(s, hard_cap);
-        let want = expected_validity(&config);
-        assert_eq!(
-            config.validate(),
-            want,
-            "validate() vs the documented rules"
-        );
+        let want = check_validity(&config);
         let made = EgressThrottle::new(config, start);
         match (want, made) {
             (Ok(()), Ok(t)) => {

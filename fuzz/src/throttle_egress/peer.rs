@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use pfcp_throttle::peer::{PeerThrottles, Refusal};
-use pfcp_throttle::{EgressConfig, EgressThrottle, LossConfig, LossThrottle};
+use pfcp_throttle::{EgressConfig, EgressThrottle, LossConfig, LossRequest, LossThrottle};
 
 use super::PeerEvent;
 use crate::throttle::{LossSpec, When};
@@ -44,9 +44,9 @@ impl Peer {
                 let egress_before = self.p.egress().map(|e| *e.stats());
                 let got = match (routed, draw) {
                     (false, None) => self.p.decide(class, t),
-                    (false, Some(d)) => self.p.decide_with_draw(class, *d, t),
+                    (false, Some(d)) => self.p.decide(LossRequest::new(class).with_draw(*d), t),
                     (true, None) => self.p.admit(class, t),
-                    (true, Some(d)) => self.p.admit_with_draw(class, *d, t),
+                    (true, Some(d)) => self.p.admit(LossRequest::new(class).with_draw(*d), t),
                 };
                 let loss = *self.p.loss().stats();
                 let egress = self.p.egress().map(|e| *e.stats());

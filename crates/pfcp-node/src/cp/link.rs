@@ -8,7 +8,7 @@
 //! throttle, whichever scope its reduction comes from: each request's reduction is the larger
 //! of its entity's and the node's overload metric (clauses 6.2.4.3.1 and 6.2.4.4), read once
 //! when it is decided, and all of them are ranked in one window
-//! ([`LossThrottle::decide_at`](pfcp_throttle::LossThrottle::decide_at)). So eMPS and
+//! ([`LossRequest::at`](pfcp_throttle::LossRequest::at)). So eMPS and
 //! emergency requests are throttled only when the UP function's other traffic cannot make up
 //! the reduction (clause 6.2.4.5.1).
 //!

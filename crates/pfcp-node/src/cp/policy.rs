@@ -17,8 +17,8 @@ use pfcp_overload::{
     Candidate, CandidateView, NodeKey, OciOrigin, OciOutcome, OverloadEvent, UpSelector,
 };
 use pfcp_throttle::{
-    Classification, Classifier, EgressConfigSets, MessageKind, Procedure, Refusal, RequestClass,
-    RequestContext, RouteList, ThrottleReason, Throttled,
+    Classification, Classifier, EgressConfigSets, LossRequest, MessageKind, Procedure, Refusal,
+    RequestClass, RequestContext, RouteList, ThrottleReason, Throttled,
 };
 use pfcp_wire::{Cause, Message, MessageType, MessageView};
 
@@ -434,10 +434,11 @@ impl CpPolicy {
             link.owed = 0;
         }
         let t = &mut link.throttles;
+        let request = LossRequest::new(class).at(reduction).with_draw(draw);
         let decided = if routed {
-            t.admit_at(class, reduction, draw, now)
+            t.admit(request, now)
         } else {
-            t.decide_at(class, reduction, draw, now)
+            t.decide(request, now)
         };
         let mut refusal = match decided {
             Ok(()) => {

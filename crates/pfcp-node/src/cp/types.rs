@@ -54,7 +54,7 @@ pub enum LossMode {
     /// [`LossThrottle::decide`](pfcp_throttle::LossThrottle::decide): paced, exact to a request (default).
     #[default]
     Deterministic,
-    /// [`LossThrottle::decide_with_draw`](pfcp_throttle::LossThrottle::decide_with_draw): Annex A.1 random mode with the caller's draw.
+    /// [`LossThrottle::decide`](pfcp_throttle::LossThrottle::decide) with the caller's draw ([`LossRequest::with_draw`](pfcp_throttle::LossRequest::with_draw)): Annex A.1 random mode.
     Random,
 }
 

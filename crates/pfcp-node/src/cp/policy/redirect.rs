@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use pfcp_overload::{LoadTable, NodeKey, OverloadTable};
 use pfcp_throttle::{
-    EgressConfigSets, LossConfig, LossThrottle, PeerThrottles, Refusal, RequestClass,
+    EgressConfigSets, LossConfig, LossRequest, LossThrottle, PeerThrottles, Refusal, RequestClass,
 };
 
 use super::super::link::{SendRhythm, UpLink, UpLinks};
@@ -123,7 +123,9 @@ impl LinkConfig {
         };
         link.rhythm.offered(now);
         link.owed = 0;
-        let r = link.throttles.admit_at(class, 0, draw, now);
+        let r = link
+            .throttles
+            .admit(LossRequest::new(class).at(0).with_draw(draw), now);
         if r.is_ok() {
             link.rhythm.sent(now);
         }
