@@ -84,3 +84,6 @@ pub use xact::{
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/guide/protect-a-up-function.md")]
 pub struct GuideProtectAUpFunction;
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/build-a-cp-function.md")]
+pub struct GuideBuildACpFunction;
