@@ -262,6 +262,49 @@ fn marks_are_read() {
     assert_eq!(b[1].shown, None);
 }
 
+/// The pages of `docs/guide/`, without the index.
+fn pages() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo().join("docs/guide"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "README.md")
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every shell block of every page is run here, or says why not in an HTML comment right
+/// before it (`<!-- not in CI: ... -->`), and every page with marked blocks has its test.
+#[test]
+fn every_shell_block_is_run_or_says_why() {
+    let tested = [
+        "inspect-captures.md",
+        "load-test-a-upf.md",
+        "run-the-experiment.md",
+        "tune-the-control-law.md",
+    ];
+    for name in pages() {
+        let page = std::fs::read_to_string(repo().join("docs/guide").join(&name)).unwrap();
+        let lines: Vec<&str> = page.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() != "```sh" {
+                continue;
+            }
+            let before = i.checked_sub(1).map_or("", |j| lines[j].trim());
+            assert!(
+                before.ends_with("-->"),
+                "{name}:{}: a shell block neither marked for CI nor saying why not",
+                i + 1
+            );
+        }
+        assert_eq!(
+            !blocks(&page).is_empty(),
+            tested.contains(&name.as_str()),
+            "{name}: marked blocks and a test of its own go together"
+        );
+    }
+}
+
 #[test]
 fn inspect_captures() {
     assert!(run_page("inspect-captures.md") > 0);
