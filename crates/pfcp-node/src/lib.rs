@@ -78,3 +78,12 @@ pub use session::Session;
 pub use xact::{
     Event as XactEvent, TransactionConfig, Transactions, Transmit, TxId, XactError, XactStats,
 };
+
+// The task guides' Rust code, compiled (and run, where it does not bind sockets for good) as
+// doctests: `cargo test -p pfcp-node --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/protect-a-up-function.md")]
+pub struct GuideProtectAUpFunction;
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/build-a-cp-function.md")]
+pub struct GuideBuildACpFunction;
