@@ -26,7 +26,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use bytes::Bytes;
 use pfcp_node::endpoint::{HandlerReply, RequestView};
 use pfcp_node::{AdmissionConfig, Channels, Endpoint, EndpointConfig, LocalNode};
-use pfcp_overload::{NodeKey, ReporterConfig};
+use pfcp_overload::NodeKey;
 use pfcp_wire::ie::{FSeid, Fqdn, NodeId, RecoveryTimeStamp};
 use pfcp_wire::msg::{SessionEstablishmentRequest, SessionEstablishmentResponse};
 use pfcp_wire::{Cause, MessageType};
@@ -80,12 +80,12 @@ impl Sessions {
 /// Start the UP function on `listen`: 100 requests served per second, at most 64 waiting.
 pub(crate) async fn start(listen: SocketAddr) -> std::io::Result<(Endpoint, Channels)> {
     let me = NodeKey::fqdn(NODE_ID);
-    // The OCIs are node-scoped (AOCI=1, "the whole UP function"), so CP functions throttle
-    // new sessions too.
+    // The default reporter (`AdmissionConfig::default_reporter`): node-scoped OCIs (AOCI=1,
+    // "the whole UP function"), so CP functions throttle new sessions too, steered a fifth
+    // above the capacity that the bounded wait sheds.
     let admission = AdmissionConfig::new(me.clone())
         .with_service_rate(Some(100.0))
-        .with_queue_capacity(64)
-        .with_reporter(ReporterConfig::default().with_node_scoped(true));
+        .with_queue_capacity(64);
     // The Recovery Time Stamp tells peers when this node (re)started: fixed here for brevity.
     let local = LocalNode::up(me, RecoveryTimeStamp(0xE8F4_A2B0));
     let config = EndpointConfig::new(local).with_admission(admission);
