@@ -3,7 +3,9 @@
 //! Exit status: 0 if everything decoded or encoded, 1 if any message failed, any input line
 //! was bad or a file could not be read, 2 for usage errors (clap). `pfcp up` and `pfcp cp`
 //! exit 0 after a complete run (overload and throttling are results, not failures) and 1 if
-//! they could not run (address in use, association failed, ...).
+//! they could not run (address in use, bad template, ...); `pfcp cp` also 3 when no
+//! association could be set up, 4 when a UP function was lost during the run and 5 when more
+//! than `--max-timeout-share` of its requests timed out ([`crate::cp::exit`]).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -77,6 +79,11 @@ pub enum Command {
     /// Prints progress every second on stderr, then a summary (with --json also one JSON
     /// object on stdout): offered, sent, throttled, redirected, succeeded, rejected by cause,
     /// timed out, per class and request type, and latency percentiles.
+    ///
+    /// Exit status: 0 after a complete run, 1 if it could not run, 3 if a UP function did
+    /// not answer or refused the association, 4 if a UP function was lost during the run
+    /// (heartbeats, restart, release), 5 if more than --max-timeout-share per cent of the
+    /// requests sent timed out.
     Cp(crate::cp::CpArgs),
     /// Run the overload experiment: how UP functions fare under a signalling storm with no
     /// control, UP self-protection only, the Annex A.1 random Loss, and this toolkit.

@@ -105,6 +105,7 @@ use crate::{io_error_text, now};
 mod args;
 mod associations;
 pub mod egress;
+pub mod exit;
 mod pacing;
 mod progress;
 mod reports;
@@ -120,18 +121,20 @@ pub use summary::{
 };
 
 use associations::{associate_all, probe, release_all};
+use exit::Failure;
 use pacing::{offer, RateSchedule};
 use pfcp_sim::traffic::{parse_mix, Class};
 use progress::{report_events, report_progress};
 use sessions::{lock, State};
 
-/// Run `pfcp cp`; errors are one line on stderr.
+/// Run `pfcp cp`; errors are one line on stderr, and the exit status says what went wrong
+/// ([`exit`]).
 pub fn main(args: &CpArgs) -> ExitCode {
     let summary = match run(args) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("pfcp cp: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("pfcp cp: {}", e.message);
+            return e.exit_code();
         }
     };
     let text = summary.render();
@@ -144,10 +147,16 @@ pub fn main(args: &CpArgs) -> ExitCode {
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}").and_then(|()| out.flush());
     }
-    ExitCode::SUCCESS
+    match exit::verdict(&summary.total, &summary.up_events, args.max_timeout_share) {
+        Some(f) => {
+            eprintln!("pfcp cp: {}", f.message);
+            f.exit_code()
+        }
+        None => ExitCode::SUCCESS,
+    }
 }
 
-fn run(args: &CpArgs) -> Result<Summary, String> {
+fn run(args: &CpArgs) -> Result<Summary, Failure> {
     args.check()?;
     let classes = parse_mix(&args.mix).map_err(|e| format!("--{e}"))?;
     runtime()?.block_on(generate(args, classes))
@@ -187,21 +196,18 @@ struct Ctx {
 
 /// The run: the endpoint with CP overload control, the associations, the load for
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
-async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String> {
+async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure> {
     let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
     let first = args.ups.first().ok_or("give at least one --up")?;
     let weights = up_weights(&args.up_weights, args.ups.len())?;
-    let listen = args.listen.unwrap_or_else(|| {
-        let any = match first.ip() {
-            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-        };
-        SocketAddr::new(any, 0)
-    });
+    let listen = match args.listen {
+        Some(l) => l,
+        None => default_listen(&args.ups)?,
+    };
     let fseid_ip = if listen.ip().is_unspecified() {
-        loopback_like(listen.ip())
+        source_address(listen.ip(), *first)
     } else {
         listen.ip()
     };
@@ -297,7 +303,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     let (endpoint, mut channels) = Endpoint::bind_with_handler(config, listen, handler)
         .await
         .map_err(|e| format!("cannot bind {listen}: {}", io_error_text(&e)))?;
-    let nodes = match associate_all(&endpoint, &mut channels.events, &args.ups).await {
+    let nodes = match associate_all(&endpoint, &mut channels.events, &args.ups, t1, false).await {
         Ok(nodes) => nodes,
         Err(e) => {
             release_all(&endpoint, &node_ie, &args.ups).await;
@@ -403,6 +409,36 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
 /// associations before it counts them: those a UP function had in flight (answered on
 /// loopback within a millisecond; a CI run once counted one short).
 const REPORT_DRAIN: Duration = Duration::from_millis(50);
+
+/// The default local address: port 0 on the loopback address of the UP functions' family
+/// when they are all on loopback (127.0.0.1, ::1), else on every address of that family
+/// (0.0.0.0, ::). UP functions of both families need `--listen`.
+fn default_listen(ups: &[SocketAddr]) -> Result<SocketAddr, String> {
+    let v4 = ups.iter().filter(|u| u.is_ipv4()).count();
+    if v4 != 0 && v4 != ups.len() {
+        return Err("--up: IPv4 and IPv6 UP functions together need --listen (one socket has one address family)".into());
+    }
+    let loopback = ups.iter().all(|u| u.ip().is_loopback());
+    let ip = match (v4 != 0, loopback) {
+        (true, true) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        (true, false) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        (false, true) => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        (false, false) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+    };
+    Ok(SocketAddr::new(ip, 0))
+}
+
+/// The address this host sends from towards `up` (the kernel's route choice, no packet
+/// sent), for the CP F-SEID when the socket is bound to every address (`any`); the loopback
+/// address of its family when there is no route.
+fn source_address(any: IpAddr, up: SocketAddr) -> IpAddr {
+    std::net::UdpSocket::bind(SocketAddr::new(any, 0))
+        .and_then(|s| s.connect(up).and_then(|()| s.local_addr()))
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or_else(|| loopback_like(any))
+}
 
 /// The weight of each `--up`, in order: `--up-weights` checked against them, or all 1.
 fn up_weights(given: &[u32], ups: usize) -> Result<Vec<u32>, String> {

@@ -37,6 +37,7 @@ pub mod encode;
 pub mod filter;
 pub mod hex;
 mod meter;
+mod number;
 pub mod pairing;
 mod pcap_out;
 pub mod render;

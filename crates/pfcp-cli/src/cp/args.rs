@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use crate::number::{number, whole};
+
 /// Arguments of `pfcp cp`.
 #[derive(Debug, clap::Args)]
 pub struct CpArgs {
@@ -20,7 +22,7 @@ pub struct CpArgs {
     /// signalling capacities, say), for --select load. With weights the UP functions' LCI
     /// corrects the split they give instead of deciding it alone (`UpSelector::spare_offset`
     /// 25, as `pfcp sim`'s CPs). Default: all equal, and the LCI decides.
-    #[arg(long, value_name = "W,W,...", value_delimiter = ',')]
+    #[arg(long, value_name = "W,W,...", value_delimiter = ',', allow_negative_numbers = true, value_parser = whole::<u32>)]
     pub up_weights: Vec<u32>,
     /// How new sessions are spread over several --up: by load (the UP functions' LCI and OCI,
     /// clause 6.2.3: where there is spare capacity) or round-robin.
@@ -35,7 +37,7 @@ pub struct CpArgs {
     #[arg(long, value_name = "ID")]
     pub node_id: Option<String>,
     /// Requests offered per second (establishments, modifications and deletions together).
-    #[arg(long, default_value_t = 1000.0, value_name = "PER_SEC")]
+    #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 1000.0, value_name = "PER_SEC")]
     pub rate: f64,
     /// Change the offered rate during the run: SECS:PER_SEC,... (seconds since the load
     /// started, increasing, within --duration-secs), e.g. `--rate 100 --rate-steps
@@ -44,20 +46,20 @@ pub struct CpArgs {
     #[arg(long, value_name = "STEPS", value_delimiter = ',')]
     pub rate_steps: Vec<RateStep>,
     /// Session slots: at most this many sessions exist at once.
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 10_000, value_name = "N")]
     pub sessions: usize,
     /// Session Modification Requests per session, between its establishment and deletion.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 1, value_name = "N")]
     pub modifications: u32,
     /// Also summarise the requests that start after this many seconds (`steady` in the
     /// summary): the steady state, without the first moments in which no OCI has reached the
     /// CP yet and the UP's queue absorbs the whole storm. 0: no such section.
-    #[arg(long, default_value_t = 0.0, value_name = "SECS")]
+    #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 0.0, value_name = "SECS")]
     pub warmup_secs: f64,
     /// How long a session stays established before its next step, in milliseconds (0: its
     /// next step is ready at once). Held sessions are what a UP function's Session Report
     /// Requests (`pfcp up --report-rate`) report on.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>, default_value_t = 0, value_name = "MS")]
     pub hold_ms: u64,
     /// Priority classes of new sessions and their weights: CLASS=WEIGHT,... where CLASS is
     /// emergency, emps, arp1 to arp15 (ARP priority level), lap (low access priority) or none.
@@ -68,7 +70,7 @@ pub struct CpArgs {
     )]
     pub mix: String,
     /// How long to offer load; the outstanding requests are then waited for.
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>, default_value_t = 10, value_name = "SECS")]
     pub duration_secs: u64,
     /// Redirect throttled Session Establishment Requests to the other UP functions given
     /// with --up (in that order of preference).
@@ -89,13 +91,13 @@ pub struct CpArgs {
     /// throttle sheds the next one instead. OCI only comes back on the UP function's
     /// messages, so a CP held to a trickle would otherwise hear late that an overload ended.
     /// 0: no probes.
-    #[arg(long, default_value_t = 16, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 16, value_name = "N")]
     pub probe_gap_factor: u32,
     /// Probes after a fall of this CP's own demand: while its offers to a UP function come
     /// this many times further apart than usual, a request the Loss throttle sheds goes after
     /// a silence of two usual gaps between sends, so that the CP hears the end of an overload
     /// within a gap or two of its old rhythm. 0: none.
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 4, value_name = "N")]
     pub probe_fall_factor: u32,
     /// Most emergency and eMPS requests per UP function that the Loss throttle shed and that
     /// go at once, ahead of a lower-priority request the throttle lets through later, which
@@ -103,18 +105,18 @@ pub struct CpArgs {
     /// throttled last); only while the throttle's window is short (a storm's first few hundred
     /// requests), whose estimate of the classes' shares is noisy, and not for 2 s after the UP
     /// function refused one of them (its priority traffic does not fit). 0: none.
-    #[arg(long, default_value_t = 16, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 16, value_name = "N")]
     pub exempt_ahead: u32,
     /// How long an emergency or eMPS request the Loss throttle sheds (and that cannot go
     /// ahead, see --exempt-ahead) waits, unsent, for the place of a lower-priority request to
     /// the same UP function (CpConfig::exempt_hold); only while the throttle's window is
     /// short. 0: shed them at once.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>, default_value_t = 0, value_name = "MS")]
     pub exempt_hold_ms: u64,
     /// Egress throttling per UP connection (the signalling router's PCEMT): a default set
     /// for every --up with this Max EMR (messages/s counting requests, answers,
     /// retransmissions, Heartbeat and Association messages).
-    #[arg(long, value_name = "PER_SEC")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, value_name = "PER_SEC")]
     pub egress_max_rate: Option<u32>,
     /// The throttle/abatement threshold pairs of --egress-max-rate, TT/AT in percent of the
     /// Max EMR (1 to 3 pairs, levels 1 to 3).
@@ -138,19 +140,23 @@ pub struct CpArgs {
     #[arg(long)]
     pub track_state: bool,
     /// Most requests waiting for their response; an offer beyond is skipped and counted.
-    #[arg(long, default_value_t = 1024, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 1024, value_name = "N")]
     pub max_outstanding: usize,
+    /// Most timed-out requests, in per cent of those sent, for a run to count as good: more
+    /// and `pfcp cp` exits with status 5 (after its summary).
+    #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 1.0, value_name = "PERCENT")]
+    pub max_timeout_share: f64,
     /// Retransmission timer T1, in milliseconds.
-    #[arg(long, default_value_t = 3000, value_name = "MS")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>, default_value_t = 3000, value_name = "MS")]
     pub t1_ms: u64,
     /// Retransmissions N1 before a request times out.
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 3, value_name = "N")]
     pub n1: u32,
     /// Seed of the class draws and of the node's own (the Loss throttle's, the UP
     /// selection's). Default: derived from the Node ID, so that CPs started together draw
     /// independent streams (with one seed they would pick the same class at the same offer
     /// and send their emergency sessions in step).
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>, value_name = "N")]
     pub seed: Option<u64>,
     /// Also print the summary as one JSON object on stdout (the text summary goes to stderr).
     #[arg(long)]
@@ -279,6 +285,9 @@ impl CpArgs {
         }
         if !(1..=1_000_000).contains(&self.max_outstanding) {
             return Err("--max-outstanding must be between 1 and 1000000".into());
+        }
+        if self.max_timeout_share > 100.0 {
+            return Err("--max-timeout-share is a percentage: between 0 and 100".into());
         }
         if self.t1_ms == 0 {
             return Err("--t1-ms must be at least 1".into());

@@ -131,6 +131,9 @@ pub(super) struct State {
     pub(super) steady: Option<Steady>,
     /// Whether the request being settled started after the warm-up.
     in_steady: bool,
+    /// What happened to UP functions lost during the run (failed heartbeats, restarts,
+    /// releases), in words: the exit status is 4 if there is any.
+    pub(super) up_events: Vec<String>,
 }
 
 /// The requests that started after the warm-up (`--warmup-secs`): the steady state, without
@@ -214,6 +217,7 @@ impl State {
             by_label: BTreeMap::new(),
             steady: None,
             in_steady: false,
+            up_events: Vec::new(),
         }
     }
 
@@ -468,6 +472,21 @@ impl State {
             metrics::histogram!("pfcp_cp_request_duration_seconds", "class" => name.to_string())
                 .record(latency.as_secs_f64());
         }
+        if step == Step::Establish && accepted {
+            // Counted whatever happens to the session next (the run ending, the UP function
+            // losing it): the summary's establishments that succeeded are these.
+            self.established += 1;
+            if let Some(u) = self.per_up.get_mut(holder) {
+                u.established += 1;
+            }
+            if let Some(n) = self
+                .class_per_up
+                .get_mut(class)
+                .and_then(|c| c.get_mut(holder))
+            {
+                *n += 1;
+            }
+        }
         if self.stopping {
             return;
         }
@@ -485,18 +504,7 @@ impl State {
                 Some(f) if accepted => {
                     slot.up = holder;
                     slot.up_seid = f.seid;
-                    if let Some(u) = self.per_up.get_mut(holder) {
-                        u.established += 1;
-                    }
-                    if let Some(n) = self
-                        .class_per_up
-                        .get_mut(slot.class)
-                        .and_then(|c| c.get_mut(holder))
-                    {
-                        *n += 1;
-                    }
                     slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
-                    self.established += 1;
                     if slot.restoring {
                         slot.restoring = false;
                         self.restored += 1;
@@ -538,11 +546,13 @@ impl State {
     /// The UP function lost these sessions (by the CP's SEID, from
     /// [`PeerEvent::SessionsLost`](pfcp_node::PeerEvent::SessionsLost)): each is established
     /// again, as a restoration, at its next step (clauses 6.2.6, 6.2.7: the CP restores what it
-    /// still needs). A session that is not in use any more is left alone.
-    pub(super) fn sessions_lost(&mut self, cp_seids: &[u64], modifications: u32) {
+    /// still needs). A session that is not in use any more is left alone. How many were in
+    /// use (counted in `lost`).
+    pub(super) fn sessions_lost(&mut self, cp_seids: &[u64], modifications: u32) -> u64 {
         if self.stopping {
-            return;
+            return 0;
         }
+        let before = self.lost;
         let free: std::collections::HashSet<usize> = self.free.iter().copied().collect();
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if free.contains(&i) || !cp_seids.contains(&slot.cp_seid) {
@@ -563,6 +573,7 @@ impl State {
                 None => slot.lost = true,
             }
         }
+        self.lost - before
     }
 }
 

@@ -242,6 +242,9 @@ pub struct Summary {
     /// With `--warmup-secs`: the requests that started after the warm-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadySummary>,
+    /// UP functions lost during the run, in words (failed heartbeats, restarts, releases):
+    /// the exit status is then 4.
+    pub up_events: Vec<String>,
 }
 
 /// The steady state: the requests that started after `--warmup-secs`.
@@ -397,6 +400,7 @@ impl Summary {
                     latency_ms: Latency::of(&s.latencies_us),
                 }
             }),
+            up_events: st.up_events.clone(),
         }
     }
 

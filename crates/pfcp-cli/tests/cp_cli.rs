@@ -1,0 +1,90 @@
+//! `pfcp cp` as a user meets it: its exit status and plain messages when no UP function
+//! answers, clear errors for negative numbers, the loopback bind by default with counts that
+//! agree, and session templates against `pfcp up`.
+
+mod procs;
+
+use std::net::UdpSocket;
+
+use procs::{n, pfcp, start_up, summary};
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn no_answer_to_the_association_is_status_3_in_words_with_progress() {
+    // A socket that never answers.
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap().to_string();
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &addr,
+        "--t1-ms",
+        "600",
+        "--n1",
+        "2",
+        "--duration-secs",
+        "1",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!(
+            "no answer from {addr} to the Association Setup Request (sent 3 times, 600 ms apart)"
+        )),
+        "{err}"
+    );
+    // Not silent while it waits: a line a second.
+    assert!(
+        err.contains(&format!("associating with {addr}: no answer yet after 1 s")),
+        "{err}"
+    );
+    assert!(!err.contains("Some(") && !err.contains('{'), "{err}");
+}
+
+#[test]
+fn negative_numbers_are_refused_by_name() {
+    for (flag, value) in [
+        ("--rate", "-5"),
+        ("--duration-secs", "-1"),
+        ("--max-outstanding", "-3"),
+        ("--max-timeout-share", "-1"),
+    ] {
+        let out = pfcp(&["cp", "--up", "127.0.0.1:8805", flag, value]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("is negative"),
+            "{flag}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_loopback_up_is_loaded_from_loopback_and_the_counts_agree() {
+    let up = start_up(&["--capacity", "2000", "--duration-secs", "20"]);
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--rate",
+        "200",
+        "--duration-secs",
+        "2",
+        "--json",
+    ]);
+    let s = summary(&out);
+    let err = stderr(&out);
+    assert!(err.contains(" at 127.0.0.1:"), "bound to loopback: {err}");
+    let established = n(&s, "/sessions_established");
+    assert!(established > 0, "{s}");
+    assert_eq!(
+        n(&s, "/by_request/establishment/succeeded"),
+        established,
+        "{s}"
+    );
+    assert_eq!(n(&s, "/ups/0/sessions"), established, "{s}");
+    assert!(s["up_events"].as_array().is_some_and(Vec::is_empty), "{s}");
+}
