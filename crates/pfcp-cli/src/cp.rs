@@ -109,8 +109,10 @@ pub mod exit;
 mod pacing;
 mod progress;
 mod reports;
+pub mod rules;
 mod sessions;
 mod summary;
+pub mod template;
 
 pub use args::{CpArgs, LossPacing, RateStep, Select};
 pub(crate) use sessions::shed_reason;
@@ -192,11 +194,18 @@ struct Ctx {
     preferred: Vec<usize>,
     /// `--profile`: the message priorities it fixes.
     profile: pfcp_sim::scenario::CpProfile,
+    /// `--template` / `--replay`: the rules of the Session Establishment Requests (none: a
+    /// minimal PDR and FAR).
+    rules: Option<rules::SessionRules>,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
 async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure> {
+    let rules = match &args.template {
+        Some(path) => Some(template::load(path, args.ue_pool)?),
+        None => None,
+    };
     let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
@@ -351,6 +360,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
         reports: report_counter,
         preferred,
         profile,
+        rules,
     });
     let state = Arc::new(Mutex::new(
         State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), seed)

@@ -88,3 +88,65 @@ fn a_loopback_up_is_loaded_from_loopback_and_the_counts_agree() {
     assert_eq!(n(&s, "/ups/0/sessions"), established, "{s}");
     assert!(s["up_events"].as_array().is_some_and(Vec::is_empty), "{s}");
 }
+
+/// The shipped example template.
+const BASIC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/templates/basic.toml");
+
+#[test]
+fn templated_sessions_are_established_on_pfcp_up() {
+    let up = start_up(&["--capacity", "2000", "--duration-secs", "20"]);
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--template",
+        BASIC,
+        "--rate",
+        "300",
+        "--duration-secs",
+        "2",
+        "--json",
+    ]);
+    let s = summary(&out);
+    let established = n(&s, "/by_request/establishment/succeeded");
+    assert!(established > 100, "{s}");
+    assert_eq!(n(&s, "/by_request/establishment/rejected"), 0, "{s}");
+    assert_eq!(n(&s, "/by_request/establishment/errors"), 0, "{s}");
+    // The modifications update the template's first FAR, which the UP function accepts.
+    assert!(n(&s, "/by_request/modification/succeeded") > 0, "{s}");
+    assert_eq!(n(&s, "/by_request/modification/rejected"), 0, "{s}");
+}
+
+#[test]
+fn a_bad_template_is_status_1_naming_file_and_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "[[pdr]]\nid = 1\nsource_interface = \"access\"\nfar_id = 9\n[[far]]\nid = 1\napply_action = [\"forw\"]\n",
+    )
+    .unwrap();
+    let file = path.display().to_string();
+    let out = pfcp(&["cp", "--up", "127.0.0.1:8805", "--template", &file]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--template {file}: pdr 1: far_id 9 is not a [[far]] id"
+        )),
+        "{err}"
+    );
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        "127.0.0.1:8805",
+        "--template",
+        "/nonexistent.toml",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--template /nonexistent.toml: No such file"),
+        "{}",
+        stderr(&out)
+    );
+}

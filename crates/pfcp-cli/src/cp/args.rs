@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 
+use super::rules::UePool;
 use crate::number::{number, whole};
 
 /// Arguments of `pfcp cp`.
@@ -142,6 +143,20 @@ pub struct CpArgs {
     /// Most requests waiting for their response; an offer beyond is skipped and counted.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 1024, value_name = "N")]
     pub max_outstanding: usize,
+    /// The rules of every Session Establishment Request from a TOML file: Create PDR, FAR,
+    /// QER and URR (`crates/pfcp-cli/templates/basic.toml` is an example; its format is in
+    /// the README). Per session the CP F-SEID, the TEIDs and the UE address are rewritten.
+    #[arg(long, value_name = "FILE", help_heading = "Session contents")]
+    pub template: Option<PathBuf>,
+    /// The IPv4 pool of the UE addresses the rewriting hands out (session k: address k),
+    /// for --replay and for templates without their own `ue_ip_pool`.
+    #[arg(
+        long,
+        value_name = "CIDR",
+        default_value = "10.45.0.0/16",
+        help_heading = "Session contents"
+    )]
+    pub ue_pool: UePool,
     /// Most timed-out requests, in per cent of those sent, for a run to count as good: more
     /// and `pfcp cp` exits with status 5 (after its summary).
     #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 1.0, value_name = "PERCENT")]

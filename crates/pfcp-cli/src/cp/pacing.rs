@@ -17,7 +17,7 @@ use super::args::RateStep;
 use super::sessions::{lock, State, Work};
 use super::Ctx;
 use crate::now;
-use pfcp_sim::traffic::build_request;
+use pfcp_sim::traffic::{build_request, Step};
 
 /// The offered rate over time: `--rate` from the start, then each of `--rate-steps` from its
 /// time on (a step of demand at the CP itself, as `pfcp sim`'s step scenario makes it).
@@ -116,7 +116,18 @@ async fn transact(
     let started = now();
     let s = &work.session;
     let mut label = None;
-    let result = match build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip) {
+    let built = match (&ctx.rules, work.step) {
+        // Session k of the run has CP SEID k + 1 (a restored session keeps both).
+        (Some(r), Step::Establish) => r.establishment(
+            s.cp_seid.wrapping_sub(1),
+            s.cp_seid,
+            &ctx.node_ie,
+            ctx.fseid_ip,
+        ),
+        (Some(r), Step::Modify) => Ok(r.modification(s.up_seid)),
+        _ => build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip),
+    };
+    let result = match built {
         Ok((header, ies)) => {
             // `--profile fixed-priority`: its priorities, not the class's (the node keeps a
             // priority the header already has).

@@ -63,9 +63,7 @@ impl std::str::FromStr for UePool {
         let addr: Ipv4Addr = addr.parse().map_err(|_| bad())?;
         let len: u32 = len.parse().map_err(|_| bad())?;
         if !(8..=32).contains(&len) {
-            return Err(format!(
-                "{s:?}: a pool's prefix length is between 8 and 32"
-            ));
+            return Err(format!("{s:?}: a pool's prefix length is between 8 and 32"));
         }
         let size = 1u64 << (32 - len);
         let network = u32::from(addr) & !((size - 1) as u32);

@@ -48,9 +48,9 @@ use std::path::Path;
 
 use pfcp_wire::ie::{
     CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, FTeid, FarId,
-    ForwardingParameters, GateStatus, Gbr, MeasurementMethod, Mbr, NetworkInstance,
-    OuterHeaderCreation, PdrId, Pdi, Precedence, QerId, Qfi, ReportingTriggers,
-    SourceInterface, UeIpAddress, UrrId, VolumeThreshold,
+    ForwardingParameters, GateStatus, Gbr, Mbr, MeasurementMethod, NetworkInstance,
+    OuterHeaderCreation, Pdi, PdrId, Precedence, QerId, Qfi, ReportingTriggers, SourceInterface,
+    UeIpAddress, UrrId, VolumeThreshold,
 };
 use pfcp_wire::Encode;
 use serde::Deserialize;
@@ -213,9 +213,7 @@ pub fn parse(text: &str, name: &str, default_pool: UePool) -> Result<SessionRule
         toml::from_str(text).map_err(|e| format!("--template {name}: {}", e.to_string().trim()))?;
     let what = format!("--template {name}");
     let pool = match &t.ue_ip_pool {
-        Some(p) => p
-            .parse()
-            .map_err(|e| format!("{what}: ue_ip_pool: {e}"))?,
+        Some(p) => p.parse().map_err(|e| format!("{what}: ue_ip_pool: {e}"))?,
         None => default_pool,
     };
     let body = t.body().map_err(|e| format!("{what}: {e}"))?;
@@ -228,8 +226,7 @@ impl Template {
     fn body(&self) -> Result<Vec<u8>, String> {
         if self.pdr.is_empty() || self.far.is_empty() {
             return Err(
-                "a Session Establishment Request needs at least one [[pdr]] and one [[far]]"
-                    .into(),
+                "a Session Establishment Request needs at least one [[pdr]] and one [[far]]".into(),
             );
         }
         let fars = ids("far", self.far.iter().map(|f| f.id))?;
@@ -240,12 +237,14 @@ impl Template {
         let enc = |e: pfcp_wire::EncodeError| e.to_string();
         for p in &self.pdr {
             let at = format!("pdr {}", p.id);
-            let mut pdi = Pdi::new(source_interface(&p.source_interface).map_err(|e| format!("{at}: {e}"))?);
+            let mut pdi =
+                Pdi::new(source_interface(&p.source_interface).map_err(|e| format!("{at}: {e}"))?);
             if let Some(f) = &p.f_teid {
                 pdi = pdi.with_local_f_teid(f_teid(f).map_err(|e| format!("{at}: f_teid: {e}"))?);
             }
             if let Some(n) = &p.network_instance {
-                pdi = pdi.with_network_instance(network_instance(n).map_err(|e| format!("{at}: {e}"))?);
+                pdi = pdi
+                    .with_network_instance(network_instance(n).map_err(|e| format!("{at}: {e}"))?);
             }
             if let Some(dir) = &p.ue_ip {
                 let destination = match dir.as_str() {
@@ -281,7 +280,8 @@ impl Template {
                 }
                 pdr = pdr.with_urr_id(UrrId(id));
             }
-            pdr.encode(&mut out).map_err(|e| format!("{at}: {}", enc(e)))?;
+            pdr.encode(&mut out)
+                .map_err(|e| format!("{at}: {}", enc(e)))?;
         }
         for f in &self.far {
             let at = format!("far {}", f.id);
@@ -292,26 +292,39 @@ impl Template {
                     .map_err(|e| format!("{at}: {e}"))?;
                 let mut p = ForwardingParameters::new(dest);
                 if let Some(n) = &fw.network_instance {
-                    p = p.with_network_instance(network_instance(n).map_err(|e| format!("{at}: {e}"))?);
+                    p = p.with_network_instance(
+                        network_instance(n).map_err(|e| format!("{at}: {e}"))?,
+                    );
                 }
                 if let Some(t) = &fw.outer_header_creation {
-                    p = p.with_outer_header_creation(OuterHeaderCreation::gtpu_ipv4(t.teid, t.ipv4));
+                    p = p
+                        .with_outer_header_creation(OuterHeaderCreation::gtpu_ipv4(t.teid, t.ipv4));
                 }
                 far = far.with_forwarding_parameters(p);
             }
-            far.encode(&mut out).map_err(|e| format!("{at}: {}", enc(e)))?;
+            far.encode(&mut out)
+                .map_err(|e| format!("{at}: {}", enc(e)))?;
         }
         for u in &self.urr {
             let at = format!("urr {}", u.id);
-            let method = flags(&u.measurement_method, MeasurementMethod::NAMED, "measurement_method")
-                .map_err(|e| format!("{at}: {e}"))?;
-            let triggers = flags(&u.reporting_triggers, ReportingTriggers::NAMED, "reporting_triggers")
-                .map_err(|e| format!("{at}: {e}"))?;
+            let method = flags(
+                &u.measurement_method,
+                MeasurementMethod::NAMED,
+                "measurement_method",
+            )
+            .map_err(|e| format!("{at}: {e}"))?;
+            let triggers = flags(
+                &u.reporting_triggers,
+                ReportingTriggers::NAMED,
+                "reporting_triggers",
+            )
+            .map_err(|e| format!("{at}: {e}"))?;
             let mut urr = CreateUrr::new(UrrId(u.id), method, triggers);
             if let Some(v) = u.volume_threshold {
                 urr = urr.with_volume_threshold(VolumeThreshold::total(v));
             }
-            urr.encode(&mut out).map_err(|e| format!("{at}: {}", enc(e)))?;
+            urr.encode(&mut out)
+                .map_err(|e| format!("{at}: {}", enc(e)))?;
         }
         for q in &self.qer {
             let at = format!("qer {}", q.id);
@@ -322,16 +335,23 @@ impl Template {
             };
             let mut qer = CreateQer::new(QerId(q.id), gate);
             if let Some(b) = &q.mbr {
-                qer = qer.with_mbr(Mbr { uplink: b.uplink, downlink: b.downlink });
+                qer = qer.with_mbr(Mbr {
+                    uplink: b.uplink,
+                    downlink: b.downlink,
+                });
             }
             if let Some(b) = &q.gbr {
-                qer = qer.with_gbr(Gbr { uplink: b.uplink, downlink: b.downlink });
+                qer = qer.with_gbr(Gbr {
+                    uplink: b.uplink,
+                    downlink: b.downlink,
+                });
             }
             if let Some(x) = q.qfi {
                 let qfi = Qfi::new(x).ok_or_else(|| format!("{at}: qfi {x}: from 0 to 63"))?;
                 qer = qer.with_qfi(qfi);
             }
-            qer.encode(&mut out).map_err(|e| format!("{at}: {}", enc(e)))?;
+            qer.encode(&mut out)
+                .map_err(|e| format!("{at}: {}", enc(e)))?;
         }
         Ok(out)
     }
@@ -390,7 +410,9 @@ fn f_teid(f: &TeidSpec) -> Result<FTeid, String> {
 fn network_instance(name: &str) -> Result<NetworkInstance<'static>, String> {
     let mut v = Vec::with_capacity(name.len() + 1);
     for label in name.split('.') {
-        let len = u8::try_from(label.len()).ok().filter(|l| (1..=63).contains(l));
+        let len = u8::try_from(label.len())
+            .ok()
+            .filter(|l| (1..=63).contains(l));
         let Some(len) = len else {
             return Err(format!(
                 "network_instance {name:?}: labels of 1 to 63 characters, separated by dots"
@@ -418,7 +440,8 @@ fn flags<T: Copy + std::ops::BitOr<Output = T> + Default>(
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, f)| *f)
             .ok_or_else(|| {
-                let known: Vec<String> = table.iter().map(|(n, _)| n.to_ascii_lowercase()).collect();
+                let known: Vec<String> =
+                    table.iter().map(|(n, _)| n.to_ascii_lowercase()).collect();
                 format!("{what}: {name:?} is not one of {}", known.join(", "))
             })?;
         set = set | flag;
@@ -479,11 +502,15 @@ mod tests {
         let (seid0, ue0, teid0) = ids_of(&request(&rules, 0));
         let (seid1, ue1, teid1) = ids_of(&request(&rules, 1));
         assert_ne!(seid0, seid1);
-        assert_eq!(ue0, [Ipv4Addr::new(10, 45, 0, 1)]);
-        assert_eq!(ue1, [Ipv4Addr::new(10, 45, 0, 2)]);
+        // The uplink and the downlink PDR match the same UE: one address per session.
+        assert_eq!(ue0, [Ipv4Addr::new(10, 45, 0, 1); 2]);
+        assert_eq!(ue1, [Ipv4Addr::new(10, 45, 0, 2); 2]);
         assert!(!teid0.is_empty(), "the template gives TEIDs");
         assert_eq!(teid0.len(), teid1.len());
-        assert!(teid0.iter().zip(&teid1).all(|(a, b)| b == &a.wrapping_add(1)));
+        assert!(teid0
+            .iter()
+            .zip(&teid1)
+            .all(|(a, b)| b == &a.wrapping_add(1)));
         // The request is one a UP function accepts: every mandatory IE, typed IEs valid.
         let bytes = request(&rules, 7);
         let m = Message::decode(&bytes).unwrap();
