@@ -108,6 +108,7 @@ pub mod egress;
 pub mod exit;
 mod pacing;
 mod progress;
+pub mod replay;
 mod reports;
 pub mod rules;
 mod sessions;
@@ -202,9 +203,22 @@ struct Ctx {
 /// The run: the endpoint with CP overload control, the associations, the load for
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
 async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure> {
-    let rules = match &args.template {
-        Some(path) => Some(template::load(path, args.ue_pool)?),
-        None => None,
+    let rules = match (&args.template, &args.replay) {
+        (Some(path), _) => Some(template::load(path, args.ue_pool)?),
+        (None, Some(path)) => {
+            let (rules, left_out) = replay::load(path, args.replay_port, args.ue_pool)?;
+            eprintln!(
+                "pfcp cp: replaying the {} Session Establishment Requests of {}{}",
+                rules.len(),
+                path.display(),
+                match left_out {
+                    0 => String::new(),
+                    n => format!(" ({n} left out: they do not decode or a node would reject them)"),
+                }
+            );
+            Some(rules)
+        }
+        (None, None) => None,
     };
     let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id())?;

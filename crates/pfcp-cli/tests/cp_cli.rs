@@ -150,3 +150,78 @@ fn a_bad_template_is_status_1_naming_file_and_rule() {
         stderr(&out)
     );
 }
+
+/// A real capture of the oracle (open5gs's registration test: 23 Session Establishment
+/// Requests), or `None` with a notice where the oracle is absent.
+fn oracle_capture(test: &str) -> Option<std::path::PathBuf> {
+    let dir = match std::env::var_os("PFCP_ORACLE_DIR") {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/oracle"),
+    };
+    let file = dir.join(
+        "captures/agpl-3.0/open5gs+open5gs__docs__assets__pcapng__testregistration.pfcp-only.pcapng",
+    );
+    if file.is_file() {
+        Some(file)
+    } else {
+        pfcp_test_support::skip::skip_oracle(test, &format!("no capture at {}", file.display()));
+        None
+    }
+}
+
+#[test]
+fn replayed_establishments_of_a_real_capture_are_accepted_by_pfcp_up() {
+    let Some(capture) = oracle_capture("replayed_establishments_of_a_real_capture") else {
+        return;
+    };
+    let capture = capture.display().to_string();
+    let up = start_up(&["--capacity", "2000", "--duration-secs", "20"]);
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--replay",
+        &capture,
+        "--rate",
+        "300",
+        "--duration-secs",
+        "2",
+        "--json",
+    ]);
+    let s = summary(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("replaying the 23 Session Establishment Requests of"),
+        "{err}"
+    );
+    // More sessions than requests in the capture: each request is sent several times, each
+    // time rewritten, and the UP function accepts every one.
+    let established = n(&s, "/by_request/establishment/succeeded");
+    assert!(established > 46, "{s}");
+    assert_eq!(n(&s, "/by_request/establishment/rejected"), 0, "{s}");
+    assert_eq!(n(&s, "/by_request/establishment/errors"), 0, "{s}");
+}
+
+#[test]
+fn a_capture_without_establishments_is_status_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("none.pcap");
+    let out = pfcp(&["sample-pcap", &path.display().to_string()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let file = path.display().to_string();
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        "127.0.0.1:8805",
+        "--replay",
+        &file,
+        "--replay-port",
+        "9999",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("--replay {file}: no usable Session Establishment Request (0 PFCP messages on UDP port 9999")),
+        "{err}"
+    );
+}

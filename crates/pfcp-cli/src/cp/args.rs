@@ -148,6 +148,19 @@ pub struct CpArgs {
     /// the README). Per session the CP F-SEID, the TEIDs and the UE address are rewritten.
     #[arg(long, value_name = "FILE", help_heading = "Session contents")]
     pub template: Option<PathBuf>,
+    /// Take the rules of the sessions from the Session Establishment Requests of a capture
+    /// (pcap or pcapng), in turn, rewritten as a template's are (Node ID, CP F-SEID, TEIDs,
+    /// UE address from --ue-pool).
+    #[arg(
+        long,
+        value_name = "CAPTURE",
+        conflicts_with = "template",
+        help_heading = "Session contents"
+    )]
+    pub replay: Option<PathBuf>,
+    /// The UDP port of the PFCP traffic in the --replay capture.
+    #[arg(long, value_name = "PORT", default_value_t = crate::capture::PFCP_PORT, help_heading = "Session contents")]
+    pub replay_port: u16,
     /// The IPv4 pool of the UE addresses the rewriting hands out (session k: address k),
     /// for --replay and for templates without their own `ue_ip_pool`.
     #[arg(

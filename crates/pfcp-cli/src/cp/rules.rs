@@ -273,6 +273,88 @@ mod tests {
         assert!("2001:db8::/64".parse::<UePool>().is_err());
     }
 
+    /// A captured request's body: its own Node ID and F-SEID, a PDR with a given F-TEID and a
+    /// UE address, a FAR.
+    fn captured() -> Vec<u8> {
+        use pfcp_wire::ie::{FarId, NodeId, Pdi, PdrId, SourceInterface};
+        let mut b = Vec::new();
+        NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1))
+            .encode(&mut b)
+            .unwrap();
+        f_seid(0xabc, IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)))
+            .encode(&mut b)
+            .unwrap();
+        let pdi = Pdi::new(SourceInterface::ACCESS)
+            .with_local_f_teid(FTeid::ipv4(0x10, Ipv4Addr::new(192, 0, 2, 2)))
+            .with_ue_ip_address(UeIpAddress::ipv4(Ipv4Addr::new(172, 16, 0, 9), false));
+        pfcp_wire::ie::CreatePdr::new(PdrId(1), pdi)
+            .with_far_id(FarId(7))
+            .encode(&mut b)
+            .unwrap();
+        CreateFar::new(FarId(7), ApplyAction::FORW | ApplyAction::NOCP)
+            .encode(&mut b)
+            .unwrap();
+        b
+    }
+
+    #[test]
+    fn a_captured_request_is_rewritten_per_session() {
+        let rules = SessionRules::new(vec![captured()], UePool::DEFAULT, "test").unwrap();
+        let mut node_ie = Vec::new();
+        pfcp_wire::ie::NodeId::Ipv4(Ipv4Addr::LOCALHOST)
+            .encode(&mut node_ie)
+            .unwrap();
+        let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+        let (_, ies) = rules.establishment(3, 4, &node_ie, ip).unwrap();
+        let top: Vec<_> = IeIter::new(&ies, 0).map(Result::unwrap).collect();
+        // One Node ID and one F-SEID: this CP's, with the session's SEID.
+        let count = |t| top.iter().filter(|ie| ie.ie_type() == t).count();
+        assert_eq!((count(IeType::NODE_ID), count(IeType::F_SEID)), (1, 1));
+        let fseid = top
+            .iter()
+            .find(|ie| ie.ie_type() == IeType::F_SEID)
+            .unwrap()
+            .decode_as::<pfcp_wire::ie::FSeid>()
+            .unwrap();
+        assert_eq!((fseid.seid, fseid.ipv4), (4, Some(Ipv4Addr::LOCALHOST)));
+        let pdr = top
+            .iter()
+            .find(|ie| ie.ie_type() == IeType::CREATE_PDR)
+            .unwrap()
+            .decode_as::<pfcp_wire::ie::CreatePdr<'_>>()
+            .unwrap();
+        assert_eq!(
+            pdr.pdi.local_f_teid,
+            Some(FTeid::ipv4(0x13, Ipv4Addr::new(192, 0, 2, 2)))
+        );
+        let ue: Vec<UeIpAddress> = pdr.pdi.ue_ip_addresses.iter().collect();
+        assert_eq!(ue, [UeIpAddress::ipv4(Ipv4Addr::new(10, 45, 0, 4), false)]);
+        // The modifications update the first FAR with its own action.
+        let (h, body) = rules.modification(99);
+        assert_eq!(h.seid, Some(99));
+        let far = IeIter::new(&body, 0)
+            .next()
+            .unwrap()
+            .unwrap()
+            .decode_as::<UpdateFar<'_>>()
+            .unwrap();
+        assert_eq!(far.far_id.0, 7);
+        assert_eq!(
+            far.apply_action,
+            Some(ApplyAction::FORW | ApplyAction::NOCP)
+        );
+    }
+
+    #[test]
+    fn rules_without_a_far_or_requests_are_refused() {
+        let e = SessionRules::new(Vec::new(), UePool::DEFAULT, "x").unwrap_err();
+        assert_eq!(e, "x: no Session Establishment Request");
+        let e = SessionRules::new(vec![vec![0, 1, 0, 0]], UePool::DEFAULT, "x").unwrap_err();
+        assert!(e.contains("no Create FAR"), "{e}");
+        let e = SessionRules::new(vec![vec![0, 1, 0, 9]], UePool::DEFAULT, "x").unwrap_err();
+        assert!(e.starts_with("x: request 1:"), "{e}");
+    }
+
     #[test]
     fn teids_skip_zero() {
         assert_eq!(shift(u32::MAX, 1), 1);
