@@ -350,7 +350,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
         .map(|(i, n)| (n.clone(), i))
         .collect();
     eprintln!(
-        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{} for {} s",
+        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{}{} for {} s",
         endpoint.local_addr(),
         ups.iter()
             .map(|u| format!("{} ({})", u.node, u.addr))
@@ -358,6 +358,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
             .join(", "),
         args.rate,
         RateStep::describe(&args.rate_steps),
+        if args.ramp > 0.0 {
+            format!(" (rising from 0 over {} s)", args.ramp)
+        } else {
+            String::new()
+        },
         args.duration_secs
     );
     let ctx = Arc::new(Ctx {
@@ -393,7 +398,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
     ));
 
     let duration = Duration::from_secs(args.duration_secs);
-    let schedule = RateSchedule::new(args.rate, &args.rate_steps);
+    let schedule = RateSchedule::new(args.rate, &args.rate_steps).with_ramp(args.ramp);
     let offered_for = offer(&ctx, &state, &permits, &schedule, duration).await;
     lock(&state).stopping = true;
     // Wait for the outstanding transactions (each ends by T1 x (N1 + 1) at the latest).

@@ -225,3 +225,55 @@ fn a_capture_without_establishments_is_status_1() {
         "{err}"
     );
 }
+
+#[test]
+fn a_ramp_offers_half_the_requests_of_its_span_and_the_outstanding_are_bounded() {
+    let up = start_up(&["--capacity", "5000", "--duration-secs", "20"]);
+    // A ramp over the whole run: half of rate x duration.
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--rate",
+        "400",
+        "--duration-secs",
+        "2",
+        "--ramp",
+        "2",
+        "--json",
+    ]);
+    let s = summary(&out);
+    let offered = n(&s, "/offered");
+    assert!((300..=440).contains(&offered), "offered {offered}: {s}");
+    assert!(stderr(&out).contains("(rising from 0 over 2 s)"));
+    // One request at a time: the offers of a tick beyond the first are skipped, counted.
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--rate",
+        "3000",
+        "--duration-secs",
+        "1",
+        "--max-outstanding",
+        "1",
+        "--json",
+    ]);
+    let s = summary(&out);
+    assert!(n(&s, "/skipped_max_outstanding") > 0, "{s}");
+    // Every due offer is made or counted as skipped (the pacer's last millisecond tick may
+    // fall just short of the end).
+    let due = n(&s, "/offered") + n(&s, "/skipped_max_outstanding") + n(&s, "/skipped_no_session");
+    assert!((2950..=3000).contains(&due), "{due}: {s}");
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--ramp",
+        "20",
+        "--duration-secs",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--ramp 20 s is longer than --duration-secs (5 s)"));
+}

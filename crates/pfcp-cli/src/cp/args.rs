@@ -46,6 +46,11 @@ pub struct CpArgs {
     /// --series-ms` shows the UP's side of it). A rate of 0 pauses.
     #[arg(long, value_name = "STEPS", value_delimiter = ',')]
     pub rate_steps: Vec<RateStep>,
+    /// Ramp up: the offered rate rises linearly from 0 to --rate (and --rate-steps) over
+    /// the first SECS seconds of the load, so that a UP function is not met with the full
+    /// rate at once. 0: the full rate from the start.
+    #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 0.0, value_name = "SECS")]
+    pub ramp: f64,
     /// Session slots: at most this many sessions exist at once.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 10_000, value_name = "N")]
     pub sessions: usize,
@@ -140,7 +145,9 @@ pub struct CpArgs {
     /// admitted establishment rank higher, re-establishments after a UP restart lower.
     #[arg(long)]
     pub track_state: bool,
-    /// Most requests waiting for their response; an offer beyond is skipped and counted.
+    /// Most requests waiting for their response (the concurrency limit); an offer beyond is
+    /// skipped and counted (`skipped_max_outstanding`), not delayed, so the offered rate
+    /// stays the one asked for.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 1024, value_name = "N")]
     pub max_outstanding: usize,
     /// The rules of every Session Establishment Request from a TOML file: Create PDR, FAR,
@@ -291,6 +298,12 @@ impl CpArgs {
         }
         if self.warmup_secs >= self.duration_secs as f64 && self.warmup_secs > 0.0 {
             return Err("--warmup-secs must be shorter than --duration-secs".into());
+        }
+        if self.ramp > self.duration_secs as f64 {
+            return Err(format!(
+                "--ramp {} s is longer than --duration-secs ({} s): the rate would never reach --rate",
+                self.ramp, self.duration_secs
+            ));
         }
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return Err("--rate must be a positive number of requests per second".into());
