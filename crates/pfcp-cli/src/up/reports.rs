@@ -46,6 +46,7 @@ const MAX_OUTSTANDING: usize = 4096;
 
 /// The reporting flags of `pfcp up`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Session reports")]
 pub struct ReportArgs {
     /// Session Report Requests per second, over every established session in turn (0: none).
     #[arg(long, default_value_t = 0.0, value_name = "PER_SEC")]
@@ -64,8 +65,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub report_egress_level_only: bool,
     /// A TOML file of report egress configuration sets and their assignment per CP function
-    /// by Node ID (see `pfcp_cli::up::reports`); --report-egress-max-rate makes the default
-    /// set.
+    /// by Node ID (the format is in the README of pfcp-cli); --report-egress-max-rate makes
+    /// the default set.
     #[arg(long, value_name = "FILE")]
     pub report_egress_config: Option<PathBuf>,
 }
