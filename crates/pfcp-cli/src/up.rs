@@ -308,7 +308,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                     (&counts.refused, "refused")
                 };
                 c.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome)
+                let peer = crate::meter::peer_label(view.node(), view.peer());
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome, "peer" => peer)
                     .increment(1);
                 if let (Some(r), true) = (&report_sessions, accepted) {
                     note_session(r, view, &bytes);
@@ -317,7 +318,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             }
             Ok(Answer::Reject(cause)) => {
                 counts.refused.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => "refused")
+                let peer = crate::meter::peer_label(view.node(), view.peer());
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => "refused", "peer" => peer)
                     .increment(1);
                 HandlerReply::Reject(cause)
             }

@@ -338,6 +338,16 @@ fn metrics_endpoints_serve_what_the_summaries_say() {
         sample_sum(&during, "pfcp_cp_request_duration_seconds_count", &[]) > 0.0,
         "{during}"
     );
+    // The OCIs by the UP function that sent them (its Node ID as the `peer` label).
+    assert!(
+        sample_sum(
+            &during,
+            "pfcp_cp_oci_received_total",
+            &[r#"peer="upf1.example.net""#]
+        ) > 0.0,
+        "{during}"
+    );
+    assert_described(&during);
     let s = summary(&cp.join().unwrap());
     // After the CP has settled every transaction, the UP's endpoint agrees with the CP's
     // summary: every accepted answer the CP counted was served and counted by the UP. `pfcp
@@ -371,6 +381,35 @@ fn metrics_endpoints_serve_what_the_summaries_say() {
         "{after}"
     );
     assert!(after.contains("pfcp_oci_sent_total"), "{after}");
+    // The UP's answers by the CP function that asked (its default Node ID names its PID).
+    assert!(
+        sample_sum(
+            &after,
+            "pfcp_up_requests_answered_total",
+            &[r#"peer="smf-"#]
+        ) > 0.0,
+        "{after}"
+    );
+    assert_described(&after);
+}
+
+/// Every metric of a scrape has its `# HELP` line (a summary's `_sum` and `_count` are
+/// described under its own name).
+fn assert_described(text: &str) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let name = line.split(['{', ' ']).next().unwrap_or_default();
+        let base = name
+            .strip_suffix("_sum")
+            .or_else(|| name.strip_suffix("_count"))
+            .unwrap_or(name);
+        assert!(
+            text.contains(&format!("# HELP {name} ")) || text.contains(&format!("# HELP {base} ")),
+            "{name} has no description:\n{text}"
+        );
+    }
 }
 
 #[test]

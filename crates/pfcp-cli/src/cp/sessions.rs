@@ -412,6 +412,12 @@ impl State {
                         if let Ok(Some(oci)) = msg.overload_control_information() {
                             u.ocis += 1;
                             u.last_oci = Some(oci.metric.percent());
+                            let peer = ctx.ups.get(holder).map(|u| u.node.to_string());
+                            let peer = peer.unwrap_or_default();
+                            metrics::counter!("pfcp_cp_oci_received_total", "peer" => peer.clone())
+                                .increment(1);
+                            metrics::gauge!("pfcp_cp_overload_metric_percent", "peer" => peer)
+                                .set(f64::from(oci.metric.percent()));
                         }
                     }
                     match msg.cause().ok().flatten() {
@@ -462,10 +468,12 @@ impl State {
             }
         }
         let name = ctx.classes.get(class).map_or("", |c| c.name.as_str());
+        let peer = ctx.ups.get(holder).map(|u| u.node.to_string());
         let labels = [
             ("class", name.to_string()),
             ("step", step.name().to_string()),
             ("outcome", outcome.to_string()),
+            ("peer", peer.unwrap_or_default()),
         ];
         metrics::counter!("pfcp_cp_requests_total", &labels).increment(1);
         if accepted {
