@@ -80,9 +80,12 @@
 //!
 //! `args` (the command line), `reports` (the answers to Session Report Requests), `sessions` (the slots and the tallies; the priority classes and
 //! the messages of a session's life are pfcp-sim's [`traffic`](pfcp_sim::traffic)), `associations` (setup, release,
-//! the Node ID probe), `pacing` (the pacer and the transactions), `progress` (the lines
-//! printed while running) and `summary` (the results). This file ties them together: the
-//! endpoint's configuration and the course of a run.
+//! the Node ID probe), `pacing` (the pacer, `--ramp`, the transactions), `progress` (the lines
+//! printed while running), `summary` (the results), `exit` (the exit status, events in
+//! words), `template` and `replay` (the rules of the establishments, from a TOML file or a
+//! capture) with `rules` (their rewriting per session), `egress` (route groups, the run's
+//! egress plan). This file ties them together: the endpoint's configuration and the course
+//! of a run. What `pfcp up` uses too is in `crate::egress` and `crate::node_setup`.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -99,7 +102,7 @@ use pfcp_throttle::TrackerConfig;
 use tokio::sync::Semaphore;
 
 use crate::meter;
-use crate::up::{loopback_like, node_id_ie, node_key, recovery_time_stamp, runtime};
+use crate::node_setup::{loopback_like, node_id_ie, node_key, recovery_time_stamp, runtime};
 use crate::{io_error_text, now};
 
 mod args;
@@ -116,9 +119,7 @@ mod summary;
 pub mod template;
 
 pub use args::{CpArgs, LossPacing, RateStep, Select};
-pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
-pub(crate) use summary::by_reason;
 pub use summary::{
     ClassSummary, EgressSummary, Latency, ReportTally, SteadySummary, Summary, UpSummary,
 };

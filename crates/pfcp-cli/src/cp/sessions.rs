@@ -20,6 +20,7 @@ use pfcp_wire::Message;
 use serde::Serialize;
 
 use super::Ctx;
+use crate::egress::shed_reason;
 use pfcp_sim::traffic::{pick, splitmix, Step};
 
 /// Outcome counts.
@@ -156,28 +157,6 @@ pub struct LabelTally {
     pub sent: u64,
     /// Refused by the CP's overload control.
     pub throttled: u64,
-}
-
-/// The label of a local refusal: `loss`, `egress level X` (the router's level that shed
-/// it), `egress rate` (the cap at the Max EMR), `egress pending`, or another reason.
-pub(crate) fn shed_reason(origin: &ResponseOrigin) -> String {
-    use pfcp_node::RejectReason;
-    use pfcp_throttle::ThrottleReason;
-    let egress = |r: &ThrottleReason| match r {
-        ThrottleReason::Level(x) => format!("egress level {x}"),
-        ThrottleReason::RateLimit => "egress rate".into(),
-        ThrottleReason::PendingLimit => "egress pending".into(),
-    };
-    match origin {
-        ResponseOrigin::Throttled(RejectReason::Loss(_)) => "loss".into(),
-        ResponseOrigin::Throttled(RejectReason::Egress(r) | RejectReason::ReportEgress(r)) => {
-            egress(r)
-        }
-        ResponseOrigin::Throttled(RejectReason::NoAlternateAddress) => {
-            "no alternate address".into()
-        }
-        _ => "other".into(),
-    }
 }
 
 /// Most latency samples kept (40 MB).

@@ -37,8 +37,7 @@ use pfcp_wire::{Header, MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use crate::cp::egress::{assign, config_of, named_sets, SetSpec};
-use crate::cp::EgressSummary;
+use crate::egress::{assign, config_of, named_sets, EgressSummary, SetSpec};
 use crate::now;
 
 /// Most reports waiting for their response; beyond, a due report is skipped.
@@ -384,7 +383,7 @@ pub(super) async fn run(
                 };
                 if let Ok(r) = &result {
                     if matches!(r.origin, ResponseOrigin::Throttled(_)) {
-                        let reason = crate::cp::shed_reason(&r.origin);
+                        let reason = crate::egress::shed_reason(&r.origin);
                         let mut shed = c.shed.lock().unwrap_or_else(PoisonError::into_inner);
                         *shed.entry(reason).or_insert(0) += 1;
                     }
