@@ -129,21 +129,27 @@ fn cp_load_is_throttled_by_the_up_overload_control() {
 
 /// A failure is one line on stderr and exit status 1.
 fn fails_with(args: &[&str], expected: &str) {
+    fails_with_status(args, expected, 1);
+}
+
+/// A failure is one line on stderr and exit status `status`.
+fn fails_with_status(args: &[&str], expected: &str, status: i32) {
     let out = pfcp(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(expected), "{stderr}");
 }
 
 #[test]
 fn errors_are_one_line() {
-    // Nobody there: the association times out.
+    // Nobody there: the association times out (within a second: no progress line), status 3.
     let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap().to_string();
-    fails_with(
+    fails_with_status(
         &["cp", "--up", &addr, "--t1-ms", "100", "--n1", "0"],
-        &format!("pfcp cp: association with {addr} failed"),
+        &format!("pfcp cp: no answer from {addr} to the Association Setup Request (sent once)"),
+        3,
     );
     fails_with(
         &["cp", "--up", &addr, "--mix", "gold=1"],

@@ -65,9 +65,12 @@ impl From<&str> for Failure {
 pub(super) fn association_failed(up: SocketAddr, e: &NodeError, t1: Duration) -> Failure {
     let message = match e {
         NodeError::Timeout { transmissions } => format!(
-            "no answer from {up} to the Association Setup Request (sent {transmissions} times, \
-             {} apart): is a UP function (`pfcp up`) listening there?",
-            secs(t1)
+            "no answer from {up} to the Association Setup Request ({}): is a UP function \
+             (`pfcp up`) listening there?",
+            match transmissions {
+                1 => "sent once".to_string(),
+                n => format!("sent {n} times, {} apart", secs(t1)),
+            }
         ),
         NodeError::Rejected(cause) => format!(
             "the UP function at {up} refused the association: cause {} ({})",
