@@ -3,7 +3,9 @@
 //! Exit status: 0 if everything decoded or encoded, 1 if any message failed, any input line
 //! was bad or a file could not be read, 2 for usage errors (clap). `pfcp up` and `pfcp cp`
 //! exit 0 after a complete run (overload and throttling are results, not failures) and 1 if
-//! they could not run (address in use, association failed, ...).
+//! they could not run (address in use, bad template, ...); `pfcp cp` also 3 when no
+//! association could be set up, 4 when a UP function was lost during the run and 5 when more
+//! than `--max-timeout-share` of its requests timed out ([`crate::cp::exit`]).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -27,7 +29,7 @@ use crate::{io_error_text, RunError};
         pfcp decode -f text capture.pcap            a tree per message, then a summary\n  \
         echo 2001000c00abcd0000600004e8f4a2b0 | pfcp decode\n  \
         pfcp decode capture.pcap | pfcp encode      back to hex, byte for byte\n  \
-        pfcp up --capacity 2000 --node-scoped       a UP function emulator on 127.0.0.1:8805\n  \
+        pfcp up --capacity 2000                     a UP function emulator on 127.0.0.1:8805\n  \
         pfcp cp --up 127.0.0.1:8805 --rate 5000     load it, honouring its overload control"
 )]
 pub struct Cli {
@@ -70,6 +72,7 @@ pub enum Command {
     /// The first line on stderr is `pfcp up: listening on ADDR ...`; then a status line every
     /// second: requests served, rejected with cause 74, the published Overload and Load
     /// Metrics, the queue depth.
+    #[command(after_help = UP_EXAMPLES)]
     Up(crate::up::UpArgs),
     /// Generate CP load: establish, modify and delete sessions on UP functions at a rate,
     /// with a priority mix, throttled by the UP functions' overload control.
@@ -77,6 +80,12 @@ pub enum Command {
     /// Prints progress every second on stderr, then a summary (with --json also one JSON
     /// object on stdout): offered, sent, throttled, redirected, succeeded, rejected by cause,
     /// timed out, per class and request type, and latency percentiles.
+    ///
+    /// Exit status: 0 after a complete run, 1 if it could not run, 3 if a UP function did
+    /// not answer or refused the association, 4 if a UP function was lost during the run
+    /// (heartbeats, restart, release), 5 if more than --max-timeout-share per cent of the
+    /// requests sent timed out.
+    #[command(after_help = CP_EXAMPLES)]
     Cp(crate::cp::CpArgs),
     /// Run the overload experiment: how UP functions fare under a signalling storm with no
     /// control, UP self-protection only, the Annex A.1 random Loss, and this toolkit.
@@ -109,6 +118,24 @@ const ENCODE_EXAMPLES: &str = "Examples:
   pfcp decode capture.pcap | pfcp encode
   echo '{\"message_type\":1,\"sequence\":1,\"ies\":[{\"type\":96,\"decoded\":3908346544}]}' | pfcp encode
   echo '{\"message_type\":1,\"sequence\":1,\"ies\":[{\"type\":96,\"value\":\"e8f4a2b0\"}]}' | pfcp encode";
+
+const UP_EXAMPLES: &str = "Examples:
+  pfcp up                                        a UP function on 127.0.0.1:8805, 2000 requests/s
+  pfcp up --listen 127.0.0.1:8806 --capacity 500 --node-id upf2.example.net
+  pfcp up --capacity 1000 --duration-secs 20 --series-ms 200 --json > up.json
+  pfcp up --report-rate 650                      also send Session Report Requests
+  pfcp up --capacity 1000 --metrics 127.0.0.1:9185   Prometheus counters";
+
+const CP_EXAMPLES: &str = "Examples:
+  pfcp cp --up 127.0.0.1:8805 --rate 5000 --duration-secs 10
+  pfcp cp --up 127.0.0.1:8805 --template crates/pfcp-cli/templates/basic.toml --rate 500
+  pfcp cp --up 127.0.0.1:8805 --replay capture.pcapng --ue-pool 10.46.0.0/16
+  pfcp cp --up 127.0.0.1:8805 --rate 5000 --ramp 5 --max-outstanding 200
+  pfcp cp --up 127.0.0.1:8805 --up 127.0.0.1:8806 --up-weights 1500,500 --rate 1800
+  pfcp cp --up 127.0.0.1:8805 --mix emergency=5,arp2=25,arp12=70 --json > cp.json
+
+Exit status: 0 complete run, 1 could not run, 2 usage, 3 no association, 4 a UP function
+lost during the run, 5 more than --max-timeout-share per cent of the requests timed out.";
 
 /// Output format of `pfcp decode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -304,6 +331,61 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every subcommand's help ends with examples of itself, names no Rust path, and every
+    /// flag the examples (its own and the top level's) use is one of its visible flags.
+    #[test]
+    fn every_help_has_examples_with_visible_flags_and_no_rust_paths() {
+        let mut top = Cli::command();
+        let top_help = top.render_long_help().to_string();
+        for name in ["decode", "encode", "up", "cp", "sim"] {
+            let mut sub = Cli::command()
+                .find_subcommand(name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no subcommand {name}"));
+            let help = sub.render_long_help().to_string();
+            let examples = help
+                .split_once("Examples:\n")
+                .map(|(_, e)| e.to_string())
+                .unwrap_or_else(|| panic!("pfcp {name} --help has no Examples: section"));
+            assert!(
+                examples.contains(&format!("pfcp {name}")),
+                "pfcp {name}: {examples}"
+            );
+            assert!(
+                !help.contains("::"),
+                "pfcp {name} --help names a Rust path:\n{help}"
+            );
+            // The flags of its examples, and of the top level's lines about it.
+            let lines = examples.lines().chain(
+                top_help
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with(&format!("pfcp {name} "))),
+            );
+            for line in lines {
+                let mine = line.split('|').next().unwrap_or_default();
+                let mine = mine
+                    .split(&format!("pfcp {name}"))
+                    .nth(1)
+                    .unwrap_or_default();
+                for flag in mine.split_whitespace().filter(|w| w.starts_with("--")) {
+                    let long = flag
+                        .trim_start_matches("--")
+                        .split('=')
+                        .next()
+                        .unwrap_or_default();
+                    let arg = sub
+                        .get_arguments()
+                        .find(|a| a.get_long() == Some(long))
+                        .unwrap_or_else(|| panic!("pfcp {name}: example flag {flag} unknown"));
+                    assert!(
+                        !arg.is_hide_set(),
+                        "pfcp {name}: example uses hidden {flag}"
+                    );
+                }
+            }
+        }
     }
 
     fn cp_args(extra: &[&str]) -> crate::cp::CpArgs {

@@ -80,9 +80,12 @@
 //!
 //! `args` (the command line), `reports` (the answers to Session Report Requests), `sessions` (the slots and the tallies; the priority classes and
 //! the messages of a session's life are pfcp-sim's [`traffic`](pfcp_sim::traffic)), `associations` (setup, release,
-//! the Node ID probe), `pacing` (the pacer and the transactions), `progress` (the lines
-//! printed while running) and `summary` (the results). This file ties them together: the
-//! endpoint's configuration and the course of a run.
+//! the Node ID probe), `pacing` (the pacer, `--ramp`, the transactions), `progress` (the lines
+//! printed while running), `summary` (the results), `exit` (the exit status, events in
+//! words), `template` and `replay` (the rules of the establishments, from a TOML file or a
+//! capture) with `rules` (their rewriting per session), `egress` (route groups, the run's
+//! egress plan). This file ties them together: the endpoint's configuration and the course
+//! of a run. What `pfcp up` uses too is in `crate::egress` and `crate::node_setup`.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -99,39 +102,43 @@ use pfcp_throttle::TrackerConfig;
 use tokio::sync::Semaphore;
 
 use crate::meter;
-use crate::up::{loopback_like, node_id_ie, node_key, recovery_time_stamp, runtime};
+use crate::node_setup::{loopback_like, node_id_ie, node_key, recovery_time_stamp, runtime};
 use crate::{io_error_text, now};
 
 mod args;
 mod associations;
 pub mod egress;
+pub mod exit;
 mod pacing;
 mod progress;
+pub mod replay;
 mod reports;
+pub mod rules;
 mod sessions;
 mod summary;
+pub mod template;
 
 pub use args::{CpArgs, LossPacing, RateStep, Select};
-pub(crate) use sessions::shed_reason;
 pub use sessions::{LabelTally, Tally};
-pub(crate) use summary::by_reason;
 pub use summary::{
     ClassSummary, EgressSummary, Latency, ReportTally, SteadySummary, Summary, UpSummary,
 };
 
 use associations::{associate_all, probe, release_all};
+use exit::Failure;
 use pacing::{offer, RateSchedule};
 use pfcp_sim::traffic::{parse_mix, Class};
 use progress::{report_events, report_progress};
 use sessions::{lock, State};
 
-/// Run `pfcp cp`; errors are one line on stderr.
+/// Run `pfcp cp`; errors are one line on stderr, and the exit status says what went wrong
+/// ([`exit`]).
 pub fn main(args: &CpArgs) -> ExitCode {
     let summary = match run(args) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("pfcp cp: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("pfcp cp: {}", e.message);
+            return e.exit_code();
         }
     };
     let text = summary.render();
@@ -144,10 +151,16 @@ pub fn main(args: &CpArgs) -> ExitCode {
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}").and_then(|()| out.flush());
     }
-    ExitCode::SUCCESS
+    match exit::verdict(&summary.total, &summary.up_events, args.max_timeout_share) {
+        Some(f) => {
+            eprintln!("pfcp cp: {}", f.message);
+            f.exit_code()
+        }
+        None => ExitCode::SUCCESS,
+    }
 }
 
-fn run(args: &CpArgs) -> Result<Summary, String> {
+fn run(args: &CpArgs) -> Result<Summary, Failure> {
     args.check()?;
     let classes = parse_mix(&args.mix).map_err(|e| format!("--{e}"))?;
     runtime()?.block_on(generate(args, classes))
@@ -183,25 +196,42 @@ struct Ctx {
     preferred: Vec<usize>,
     /// `--profile`: the message priorities it fixes.
     profile: pfcp_sim::scenario::CpProfile,
+    /// `--template` / `--replay`: the rules of the Session Establishment Requests (none: a
+    /// minimal PDR and FAR).
+    rules: Option<rules::SessionRules>,
 }
 
 /// The run: the endpoint with CP overload control, the associations, the load for
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
-async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String> {
+async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure> {
+    let rules = match (&args.template, &args.replay) {
+        (Some(path), _) => Some(template::load(path, args.ue_pool)?),
+        (None, Some(path)) => {
+            let (rules, left_out) = replay::load(path, args.replay_port, args.ue_pool)?;
+            eprintln!(
+                "pfcp cp: replaying the {} Session Establishment Requests of {}{}",
+                rules.len(),
+                path.display(),
+                match left_out {
+                    0 => String::new(),
+                    n => format!(" ({n} left out: they do not decode or a node would reject them)"),
+                }
+            );
+            Some(rules)
+        }
+        (None, None) => None,
+    };
     let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
     let first = args.ups.first().ok_or("give at least one --up")?;
     let weights = up_weights(&args.up_weights, args.ups.len())?;
-    let listen = args.listen.unwrap_or_else(|| {
-        let any = match first.ip() {
-            IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-            IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-        };
-        SocketAddr::new(any, 0)
-    });
+    let listen = match args.listen {
+        Some(l) => l,
+        None => default_listen(&args.ups)?,
+    };
     let fseid_ip = if listen.ip().is_unspecified() {
-        loopback_like(listen.ip())
+        source_address(listen.ip(), *first)
     } else {
         listen.ip()
     };
@@ -297,7 +327,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     let (endpoint, mut channels) = Endpoint::bind_with_handler(config, listen, handler)
         .await
         .map_err(|e| format!("cannot bind {listen}: {}", io_error_text(&e)))?;
-    let nodes = match associate_all(&endpoint, &mut channels.events, &args.ups).await {
+    let nodes = match associate_all(&endpoint, &mut channels.events, &args.ups, t1, false).await {
         Ok(nodes) => nodes,
         Err(e) => {
             release_all(&endpoint, &node_ie, &args.ups).await;
@@ -321,7 +351,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         .map(|(i, n)| (n.clone(), i))
         .collect();
     eprintln!(
-        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{} for {} s",
+        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{}{} for {} s",
         endpoint.local_addr(),
         ups.iter()
             .map(|u| format!("{} ({})", u.node, u.addr))
@@ -329,6 +359,11 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
             .join(", "),
         args.rate,
         RateStep::describe(&args.rate_steps),
+        if args.ramp > 0.0 {
+            format!(" (rising from 0 over {} s)", args.ramp)
+        } else {
+            String::new()
+        },
         args.duration_secs
     );
     let ctx = Arc::new(Ctx {
@@ -345,6 +380,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
         reports: report_counter,
         preferred,
         profile,
+        rules,
     });
     let state = Arc::new(Mutex::new(
         State::new(args.sessions, ctx.classes.len(), ctx.ups.len(), seed)
@@ -363,7 +399,7 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
     ));
 
     let duration = Duration::from_secs(args.duration_secs);
-    let schedule = RateSchedule::new(args.rate, &args.rate_steps);
+    let schedule = RateSchedule::new(args.rate, &args.rate_steps).with_ramp(args.ramp);
     let offered_for = offer(&ctx, &state, &permits, &schedule, duration).await;
     lock(&state).stopping = true;
     // Wait for the outstanding transactions (each ends by T1 x (N1 + 1) at the latest).
@@ -403,6 +439,36 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, String>
 /// associations before it counts them: those a UP function had in flight (answered on
 /// loopback within a millisecond; a CI run once counted one short).
 const REPORT_DRAIN: Duration = Duration::from_millis(50);
+
+/// The default local address: port 0 on the loopback address of the UP functions' family
+/// when they are all on loopback (127.0.0.1, ::1), else on every address of that family
+/// (0.0.0.0, ::). UP functions of both families need `--listen`.
+fn default_listen(ups: &[SocketAddr]) -> Result<SocketAddr, String> {
+    let v4 = ups.iter().filter(|u| u.is_ipv4()).count();
+    if v4 != 0 && v4 != ups.len() {
+        return Err("--up: IPv4 and IPv6 UP functions together need --listen (one socket has one address family)".into());
+    }
+    let loopback = ups.iter().all(|u| u.ip().is_loopback());
+    let ip = match (v4 != 0, loopback) {
+        (true, true) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        (true, false) => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        (false, true) => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        (false, false) => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+    };
+    Ok(SocketAddr::new(ip, 0))
+}
+
+/// The address this host sends from towards `up` (the kernel's route choice, no packet
+/// sent), for the CP F-SEID when the socket is bound to every address (`any`); the loopback
+/// address of its family when there is no route.
+fn source_address(any: IpAddr, up: SocketAddr) -> IpAddr {
+    std::net::UdpSocket::bind(SocketAddr::new(any, 0))
+        .and_then(|s| s.connect(up).and_then(|()| s.local_addr()))
+        .map(|a| a.ip())
+        .ok()
+        .filter(|ip| !ip.is_unspecified())
+        .unwrap_or_else(|| loopback_like(any))
+}
 
 /// The weight of each `--up`, in order: `--up-weights` checked against them, or all 1.
 fn up_weights(given: &[u32], ups: usize) -> Result<Vec<u32>, String> {

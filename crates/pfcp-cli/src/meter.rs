@@ -167,13 +167,20 @@ pub(crate) fn install_with_exporter(prometheus: Option<SocketAddr>) -> Result<Ar
     Ok(meter)
 }
 
-/// Help texts for the scrape endpoint: what the tools themselves count (pfcp-node's own
-/// counters are described in its rustdoc).
+/// The `peer` label of a metric about one peer: its Node ID, else its address.
+pub(crate) fn peer_label(node: Option<&pfcp_overload::NodeKey>, addr: SocketAddr) -> String {
+    node.map_or_else(|| addr.to_string(), ToString::to_string)
+}
+
+/// Help texts and units for the scrape endpoint: every metric the tools export, their own
+/// and pfcp-node's (which its exporter describes too, but `pfcp sim` publishes the simulated
+/// nodes' counters without one).
 fn describe() {
     metrics::describe_counter!(
         "pfcp_cp_requests_total",
-        "pfcp cp: requests by class, step and outcome (succeeded, rejected, throttled, \
-         unassociated, timed_out, error)"
+        Unit::Count,
+        "pfcp cp: requests by class, step, outcome (succeeded, rejected, throttled, \
+         unassociated, timed_out, error) and peer (the UP function's Node ID)"
     );
     metrics::describe_histogram!(
         "pfcp_cp_request_duration_seconds",
@@ -181,25 +188,54 @@ fn describe() {
         "pfcp cp: time from offering a request to its accepted response, by class"
     );
     metrics::describe_counter!(
+        "pfcp_cp_oci_received_total",
+        Unit::Count,
+        "pfcp cp: responses carrying an Overload Control Information, by peer (the UP \
+         function that sent it)"
+    );
+    metrics::describe_gauge!(
+        "pfcp_cp_overload_metric_percent",
+        Unit::Percent,
+        "pfcp cp: the Overload Reduction Metric of the last OCI, by peer (the UP function \
+         that sent it)"
+    );
+    metrics::describe_counter!(
         "pfcp_up_requests_answered_total",
+        Unit::Count,
         "pfcp up: requests the emulator answered, by outcome (accepted: Cause 1; refused: \
-         Cause 65 or 76)"
+         Cause 65 or 76) and peer (the CP function that asked)"
     );
     metrics::describe_gauge!(
         "pfcp_sim_goodput_ratio",
-        "pfcp sim: goodput over the ideal of each finished run, by engine (virtual, real), \
-         scale (full: the scenario; small: the real-time runs and their twins), plan, \
-         strategy and load"
+        "pfcp sim: goodput over the ideal of each finished run (a ratio, 1 is ideal), by \
+         engine (virtual, real), scale (full: the scenario; small: the real-time runs and \
+         their twins), plan, strategy and load"
     );
     metrics::describe_gauge!(
         "pfcp_sim_emergency_success_ratio",
-        "pfcp sim: emergency success of each finished run, by engine, scale, plan, strategy \
-         and load"
+        "pfcp sim: emergency success of each finished run (a ratio of the emergency requests \
+         offered), by engine, scale, plan, strategy and load"
     );
     metrics::describe_counter!(
         "pfcp_sim_points_total",
+        Unit::Count,
         "pfcp sim: runs finished, by engine and scale"
     );
+    let mut described: Vec<&str> = Vec::new();
+    for m in pfcp_node::node::METRICS {
+        if described.contains(&m.name) {
+            continue;
+        }
+        described.push(m.name);
+        let help = format!("{} ({})", m.help, m.unit);
+        match m.kind {
+            pfcp_node::node::MetricKind::Gauge => metrics::describe_gauge!(m.name, help),
+            _ => metrics::describe_counter!(m.name, Unit::Count, help),
+        }
+    }
+    for m in pfcp_node::node::LINK_METRICS {
+        metrics::describe_gauge!(m.name, format!("{} ({}), by UP function", m.help, m.unit));
+    }
 }
 
 #[cfg(test)]

@@ -213,7 +213,7 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         .map_err(|e| format!("small scenario: {e}"))?;
     // The exporter's listener runs on the runtime the real-time runs use; a busy address
     // fails here, before an earlier report is removed.
-    let runtime = crate::up::runtime()?;
+    let runtime = crate::node_setup::runtime()?;
     if args.metrics.is_some() {
         let _inside = runtime.enter();
         crate::meter::install_with_exporter(args.metrics)?;

@@ -30,7 +30,7 @@
 //! counters to the `metrics` recorder; the kernel's and the ingress guard's drops come from the
 //! endpoint.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -43,11 +43,11 @@ use pfcp_node::{
 };
 use pfcp_overload::NodeKey;
 use pfcp_sim::responder::{Answer, Responder};
-use pfcp_wire::ie::RecoveryTimeStamp;
-use pfcp_wire::{Cause, Encode};
+use pfcp_wire::Cause;
 use tokio::sync::mpsc;
 
 use crate::meter;
+use crate::node_setup::{loopback_like, node_id_ie, node_key, recovery_time_stamp};
 use crate::{io_error_text, now};
 
 pub mod profile;
@@ -209,44 +209,6 @@ fn up_runtime() -> Result<tokio::runtime::Runtime, String> {
         .map_err(|e| format!("cannot start the runtime: {}", io_error_text(&e)))
 }
 
-/// The tokio runtime of `pfcp cp` and `pfcp sim`.
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {}", io_error_text(&e)))
-}
-
-/// A Node ID given on the command line: an IP address, else an FQDN.
-pub(crate) fn node_key(text: &str) -> Result<NodeKey, String> {
-    text.parse::<NodeKey>()
-        .map_err(|e| format!("--node-id {e}"))
-}
-
-/// The encoded Node ID IE of `node`.
-pub(crate) fn node_id_ie(node: &NodeKey) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(32);
-    node.encode(&mut out)
-        .map_err(|e| format!("Node ID {node}: {e}"))?;
-    Ok(out)
-}
-
-/// This process's Recovery Time Stamp: when it started, in seconds since 1900 (clause
-/// 8.2.65), from one read of the wall clock ([`crate::start_time`]). It differs from one run to
-/// the next, also in a container where every run is PID 1 (a peer that sees it change resets
-/// what it learned and sets the association up again, clause 6.2.2).
-pub(crate) fn recovery_time_stamp() -> RecoveryTimeStamp {
-    crate::start_time()
-}
-
-/// The loopback address of `ip`'s family.
-pub(crate) fn loopback_like(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => IpAddr::V4(Ipv4Addr::LOCALHOST),
-        IpAddr::V6(_) => IpAddr::V6(Ipv6Addr::LOCALHOST),
-    }
-}
-
 /// Counted by the responder.
 #[derive(Debug, Default)]
 struct Counts {
@@ -317,7 +279,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
                     (&counts.refused, "refused")
                 };
                 c.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome)
+                let peer = crate::meter::peer_label(view.node(), view.peer());
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => outcome, "peer" => peer)
                     .increment(1);
                 if let (Some(r), true) = (&report_sessions, accepted) {
                     note_session(r, view, &bytes);
@@ -326,7 +289,8 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
             }
             Ok(Answer::Reject(cause)) => {
                 counts.refused.fetch_add(1, Ordering::Relaxed);
-                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => "refused")
+                let peer = crate::meter::peer_label(view.node(), view.peer());
+                metrics::counter!("pfcp_up_requests_answered_total", "outcome" => "refused", "peer" => peer)
                     .increment(1);
                 HandlerReply::Reject(cause)
             }
@@ -463,7 +427,7 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         if !t.shed_by_reason.is_empty() {
             eprintln!(
                 "pfcp up: reports shed by: {}",
-                crate::cp::by_reason(&t.shed_by_reason)
+                crate::egress::by_reason(&t.shed_by_reason)
             );
         }
         for e in &report_egress {

@@ -129,21 +129,27 @@ fn cp_load_is_throttled_by_the_up_overload_control() {
 
 /// A failure is one line on stderr and exit status 1.
 fn fails_with(args: &[&str], expected: &str) {
+    fails_with_status(args, expected, 1);
+}
+
+/// A failure is one line on stderr and exit status `status`.
+fn fails_with_status(args: &[&str], expected: &str, status: i32) {
     let out = pfcp(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains(expected), "{stderr}");
 }
 
 #[test]
 fn errors_are_one_line() {
-    // Nobody there: the association times out.
+    // Nobody there: the association times out (within a second: no progress line), status 3.
     let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap().to_string();
-    fails_with(
+    fails_with_status(
         &["cp", "--up", &addr, "--t1-ms", "100", "--n1", "0"],
-        &format!("pfcp cp: association with {addr} failed"),
+        &format!("pfcp cp: no answer from {addr} to the Association Setup Request (sent once)"),
+        3,
     );
     fails_with(
         &["cp", "--up", &addr, "--mix", "gold=1"],
@@ -338,6 +344,16 @@ fn metrics_endpoints_serve_what_the_summaries_say() {
         sample_sum(&during, "pfcp_cp_request_duration_seconds_count", &[]) > 0.0,
         "{during}"
     );
+    // The OCIs by the UP function that sent them (its Node ID as the `peer` label).
+    assert!(
+        sample_sum(
+            &during,
+            "pfcp_cp_oci_received_total",
+            &[r#"peer="upf1.example.net""#]
+        ) > 0.0,
+        "{during}"
+    );
+    assert_described(&during);
     let s = summary(&cp.join().unwrap());
     // After the CP has settled every transaction, the UP's endpoint agrees with the CP's
     // summary: every accepted answer the CP counted was served and counted by the UP. `pfcp
@@ -371,6 +387,35 @@ fn metrics_endpoints_serve_what_the_summaries_say() {
         "{after}"
     );
     assert!(after.contains("pfcp_oci_sent_total"), "{after}");
+    // The UP's answers by the CP function that asked (its default Node ID names its PID).
+    assert!(
+        sample_sum(
+            &after,
+            "pfcp_up_requests_answered_total",
+            &[r#"peer="smf-"#]
+        ) > 0.0,
+        "{after}"
+    );
+    assert_described(&after);
+}
+
+/// Every metric of a scrape has its `# HELP` line (a summary's `_sum` and `_count` are
+/// described under its own name).
+fn assert_described(text: &str) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let name = line.split(['{', ' ']).next().unwrap_or_default();
+        let base = name
+            .strip_suffix("_sum")
+            .or_else(|| name.strip_suffix("_count"))
+            .unwrap_or(name);
+        assert!(
+            text.contains(&format!("# HELP {name} ")) || text.contains(&format!("# HELP {base} ")),
+            "{name} has no description:\n{text}"
+        );
+    }
 }
 
 #[test]

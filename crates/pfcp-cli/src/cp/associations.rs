@@ -15,21 +15,40 @@ use pfcp_overload::NodeKey;
 use pfcp_wire::{Header, MessageType};
 use tokio::sync::mpsc;
 
+use super::exit::{association_failed, Failure};
 use crate::io_error_text;
 
 /// Associate with every UP function in turn; their Node IDs. On failure the caller releases
-/// the associations made.
+/// the associations made. While a UP function does not answer (each Association Setup
+/// Request is sent up to N1 + 1 times, T1 apart), a line a second says so (`quiet`: none).
 pub(super) async fn associate_all(
     endpoint: &Endpoint,
     events: &mut mpsc::Receiver<PeerEvent>,
     ups: &[SocketAddr],
-) -> Result<Vec<NodeKey>, String> {
+    t1: Duration,
+    quiet: bool,
+) -> Result<Vec<NodeKey>, Failure> {
     let mut nodes: Vec<NodeKey> = Vec::with_capacity(ups.len());
     for &up in ups {
-        endpoint
-            .associate(up)
-            .await
-            .map_err(|e| format!("association with {up} failed: {e}"))?;
+        let second = Duration::from_secs(1);
+        let mut ticks = tokio::time::interval_at(crate::now() + second, second);
+        let mut waited = 0u64;
+        let setup = endpoint.associate(up);
+        tokio::pin!(setup);
+        let result = loop {
+            tokio::select! {
+                r = &mut setup => break r,
+                _ = ticks.tick() => {
+                    waited += 1;
+                    if !quiet {
+                        eprintln!(
+                            "pfcp cp: associating with {up}: no answer yet after {waited} s"
+                        );
+                    }
+                }
+            }
+        };
+        result.map_err(|e| association_failed(up, &e, t1))?;
         // The endpoint reports the association before it answers `associate`.
         let mut node = None;
         while let Ok(e) = events.try_recv() {
@@ -42,9 +61,9 @@ pub(super) async fn associate_all(
         let node = node.unwrap_or(NodeKey::Ip(up.ip()));
         if let Some(i) = nodes.iter().position(|n| *n == node) {
             let other = ups.get(i).map(ToString::to_string).unwrap_or_default();
-            return Err(format!(
+            return Err(Failure::run(format!(
                 "{other} and {up} have the same Node ID {node}: give each UP function its own --node-id"
-            ));
+            )));
         }
         nodes.push(node);
     }
@@ -59,15 +78,15 @@ pub(super) async fn probe(
     listen: SocketAddr,
     ups: &[SocketAddr],
     node_ie: &[u8],
-) -> Result<Vec<NodeKey>, String> {
+) -> Result<Vec<NodeKey>, Failure> {
     let config = EndpointConfig::new(local.clone())
         .with_transactions(xact.clone())
         .with_heartbeat_interval(None);
     let addr = SocketAddr::new(listen.ip(), 0);
     let (endpoint, mut channels) = Endpoint::bind(config, addr)
         .await
-        .map_err(|e| format!("cannot bind {addr}: {}", io_error_text(&e)))?;
-    let nodes = associate_all(&endpoint, &mut channels.events, ups).await;
+        .map_err(|e| Failure::run(format!("cannot bind {addr}: {}", io_error_text(&e))))?;
+    let nodes = associate_all(&endpoint, &mut channels.events, ups, xact.t1, false).await;
     release_all(&endpoint, node_ie, ups).await;
     nodes
 }

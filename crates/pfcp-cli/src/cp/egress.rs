@@ -33,45 +33,12 @@ use std::net::SocketAddr;
 
 use pfcp_node::cp::Destination;
 use pfcp_overload::NodeKey;
-use pfcp_throttle::egress::{EgressConfig, EgressConfigSets, SetId, ThresholdPair};
+use pfcp_throttle::egress::{EgressConfig, EgressConfigSets};
 use pfcp_throttle::routing::{RouteGroup, RouteList};
 use serde::Deserialize;
 
 use super::CpArgs;
-
-/// One configuration set of the file.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SetSpec {
-    /// Max EMR (messages per second).
-    pub max_rate: u32,
-    /// Throttle/abatement pairs, `TT/AT,...` in percent of the Max EMR.
-    #[serde(default)]
-    pub levels: Option<String>,
-    /// The levels alone shed: no hard cap at the Max EMR.
-    #[serde(default)]
-    pub level_only: bool,
-    /// The cap's burst (messages).
-    #[serde(default)]
-    pub burst: Option<u32>,
-    /// Most requests outstanding on the connection.
-    #[serde(default)]
-    pub max_pending: Option<u32>,
-}
-
-impl SetSpec {
-    /// The set the `--*egress-max-rate`, `--*egress-levels` and `--*egress-level-only` flags
-    /// describe.
-    pub(crate) fn of_flags(max_rate: u32, levels: &str, level_only: bool) -> SetSpec {
-        SetSpec {
-            max_rate,
-            levels: Some(levels.to_owned()),
-            level_only,
-            burst: None,
-            max_pending: None,
-        }
-    }
-}
+use crate::egress::{assign, config_of, named_sets, SetSpec};
 
 /// The set of one UP function of the file.
 #[derive(Debug, Clone, Deserialize)]
@@ -111,86 +78,6 @@ pub struct EgressFile {
     /// Maximum Per Message Forwarding Allowed (default: the number of UP functions).
     #[serde(default)]
     pub max_forwarding: Option<u32>,
-}
-
-/// `TT/AT,...` as up to three threshold pairs.
-pub fn parse_levels(spec: &str) -> Result<[Option<ThresholdPair>; 3], String> {
-    let mut pairs = [None; 3];
-    let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
-    if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("{spec:?}: give 1 to 3 pairs TT/AT"));
-    }
-    for (slot, part) in pairs.iter_mut().zip(&parts) {
-        let (tt, at) = part
-            .split_once('/')
-            .ok_or_else(|| format!("{part:?}: a pair is TT/AT, in percent"))?;
-        let p = |v: &str| {
-            v.trim()
-                .parse::<u8>()
-                .map_err(|_| format!("{v:?}: a percentage 0..=255"))
-        };
-        *slot = Some(ThresholdPair::new(p(tt)?, p(at)?));
-    }
-    Ok(pairs)
-}
-
-/// The validated configuration of set `name`.
-pub(crate) fn config_of(name: &str, s: &SetSpec) -> Result<EgressConfig, String> {
-    let mut c = EgressConfig::new(s.max_rate);
-    if let Some(l) = &s.levels {
-        c.thresholds = parse_levels(l).map_err(|e| format!("set {name}: {e}"))?;
-    }
-    c.hard_cap = !s.level_only;
-    if let Some(b) = s.burst {
-        c.burst = b;
-    }
-    c.max_pending = s.max_pending;
-    c.validate().map_err(|e| format!("set {name}: {e}"))?;
-    Ok(c)
-}
-
-/// Assign set `id` to `node`, with its own Max EMR `max_rate`, or `capacity` divided by
-/// `connections` (default 1), or the set's.
-pub(crate) fn assign(
-    sets: &mut EgressConfigSets<NodeKey>,
-    node: NodeKey,
-    id: SetId,
-    max_rate: Option<u32>,
-    capacity: Option<u32>,
-    connections: Option<u32>,
-) -> Result<(), String> {
-    let rate = match (max_rate, capacity) {
-        (Some(r), _) => Some(r),
-        (None, Some(cap)) => Some(
-            EgressConfig::max_rate_per_connection(cap, connections.unwrap_or(1))
-                .ok_or("capacity / connections is 0")?,
-        ),
-        (None, None) => None,
-    };
-    match rate {
-        Some(r) => sets.assign_with_max_rate(node, id, r),
-        None => sets.assign(node, id),
-    }
-    .map_err(|e| e.to_string())
-}
-
-/// Add the file's named `sets` and its `default` to a new [`EgressConfigSets`].
-pub(crate) fn named_sets(
-    specs: &BTreeMap<String, SetSpec>,
-    default: Option<&str>,
-) -> Result<EgressConfigSets<NodeKey>, String> {
-    let mut sets = EgressConfigSets::new();
-    for (name, spec) in specs {
-        sets.add(name.clone(), config_of(name, spec)?)
-            .map_err(|e| e.to_string())?;
-    }
-    if let Some(name) = default {
-        let id = sets
-            .find(name)
-            .ok_or_else(|| format!("default: no set {name:?}"))?;
-        sets.set_default(Some(id));
-    }
-    Ok(sets)
 }
 
 /// What the run's CP needs: the sets and the route list, with the UP functions' Node IDs.
@@ -315,14 +202,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn levels_parse_as_pairs_and_reject_the_rest() {
-        let p = parse_levels("60/55, 80/75,100/90").unwrap();
-        assert_eq!(p[1], Some(ThresholdPair::new(80, 75)));
-        assert!(parse_levels("60").is_err());
-        assert!(parse_levels("1/1,2/2,3/3,4/4").is_err());
-    }
+    use std::net::SocketAddr;
 
     #[test]
     fn the_file_assigns_sets_and_the_max_emr_of_a_peer_of_two_connections() {

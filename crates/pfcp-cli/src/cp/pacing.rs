@@ -17,7 +17,7 @@ use super::args::RateStep;
 use super::sessions::{lock, State, Work};
 use super::Ctx;
 use crate::now;
-use pfcp_sim::traffic::build_request;
+use pfcp_sim::traffic::{build_request, Step};
 
 /// The offered rate over time: `--rate` from the start, then each of `--rate-steps` from its
 /// time on (a step of demand at the CP itself, as `pfcp sim`'s step scenario makes it).
@@ -25,6 +25,8 @@ use pfcp_sim::traffic::build_request;
 pub(super) struct RateSchedule {
     first: f64,
     steps: Vec<RateStep>,
+    /// `--ramp`: seconds over which the rate rises linearly from 0 to the schedule's.
+    ramp: f64,
 }
 
 impl RateSchedule {
@@ -34,10 +36,30 @@ impl RateSchedule {
         RateSchedule {
             first,
             steps: steps.to_vec(),
+            ramp: 0.0,
         }
     }
 
-    /// Requests due by `elapsed` seconds: the integral of the rate.
+    /// With the rate rising linearly from 0 over the first `secs` seconds (`--ramp`): the
+    /// schedule's rate times `t / secs` until then.
+    pub(super) fn with_ramp(mut self, secs: f64) -> Self {
+        self.ramp = secs.max(0.0);
+        self
+    }
+
+    /// The integral of the ramp's factor, `min(1, t / ramp)`, from 0 to `t`.
+    fn ramped(&self, t: f64) -> f64 {
+        let t = t.max(0.0);
+        if self.ramp <= 0.0 {
+            t
+        } else if t <= self.ramp {
+            t * t / (2.0 * self.ramp)
+        } else {
+            t - self.ramp / 2.0
+        }
+    }
+
+    /// Requests due by `elapsed` seconds: the integral of the rate (times the ramp's factor).
     pub(super) fn due(&self, elapsed: f64) -> f64 {
         let mut due = 0.0;
         let (mut from, mut rate) = (0.0, self.first);
@@ -45,10 +67,10 @@ impl RateSchedule {
             if step.at_secs >= elapsed {
                 break;
             }
-            due += (step.at_secs - from) * rate;
+            due += (self.ramped(step.at_secs) - self.ramped(from)) * rate;
             (from, rate) = (step.at_secs, step.rate);
         }
-        due + (elapsed - from).max(0.0) * rate
+        due + (self.ramped(elapsed.max(from)) - self.ramped(from)) * rate
     }
 }
 
@@ -116,7 +138,18 @@ async fn transact(
     let started = now();
     let s = &work.session;
     let mut label = None;
-    let result = match build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip) {
+    let built = match (&ctx.rules, work.step) {
+        // Session k of the run has CP SEID k + 1 (a restored session keeps both).
+        (Some(r), Step::Establish) => r.establishment(
+            s.cp_seid.wrapping_sub(1),
+            s.cp_seid,
+            &ctx.node_ie,
+            ctx.fseid_ip,
+        ),
+        (Some(r), Step::Modify) => Ok(r.modification(s.up_seid)),
+        _ => build_request(work.step, s.cp_seid, s.up_seid, &ctx.node_ie, ctx.fseid_ip),
+    };
+    let result = match built {
         Ok((header, ies)) => {
             // `--profile fixed-priority`: its priorities, not the class's (the node keeps a
             // priority the header already has).
@@ -173,6 +206,28 @@ mod tests {
         assert_eq!(s.due(1.5), 600.0);
         assert_eq!(s.due(2.0), 1100.0);
         assert_eq!(s.due(3.0), 1200.0);
+    }
+
+    #[test]
+    fn a_ramp_rises_linearly_to_the_rate() {
+        // 1000/s after a ramp of 2 s: 250 by 1 s (the rate at 500/s then), 1000 by 2 s, then
+        // 1000 more each second.
+        let s = RateSchedule::new(1000.0, &[]).with_ramp(2.0);
+        assert_eq!(s.due(0.0), 0.0);
+        assert_eq!(s.due(1.0), 250.0);
+        assert_eq!(s.due(2.0), 1000.0);
+        assert_eq!(s.due(3.0), 2000.0);
+        // The rate at t is the slope of the due requests: half the rate at half the ramp.
+        let slope = (s.due(1.001) - s.due(0.999)) / 0.002;
+        assert!((slope - 500.0).abs() < 1e-6, "{slope}");
+        // A step during the ramp is ramped too.
+        let s = RateSchedule::new(100.0, &[step(1.0, 300.0)]).with_ramp(2.0);
+        assert_eq!(s.due(1.0), 25.0);
+        assert_eq!(s.due(2.0), 25.0 + 300.0 * 0.75);
+        assert_eq!(s.due(3.0), 25.0 + 300.0 * 1.75);
+        // No ramp: the plain schedule.
+        let s = RateSchedule::new(100.0, &[]).with_ramp(0.0);
+        assert_eq!(s.due(1.5), 150.0);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::time::Duration;
 use pfcp_node::PeerEvent;
 use tokio::sync::mpsc;
 
+use super::exit::describe_event;
 use super::sessions::{lock, State, Tally};
 use super::Ctx;
 use crate::now;
@@ -79,25 +80,32 @@ pub(super) async fn report_progress(
     }
 }
 
-/// Print association changes during the run; sessions a UP function lost are established
-/// again (restorations).
+/// Print association changes during the run, in words; a lost UP function is remembered
+/// for the exit status ([`super::exit`]); sessions a UP function lost are established again
+/// (restorations), and the line counts those the summary counts (the sessions still in use).
 pub(super) async fn report_events(
     mut events: mpsc::Receiver<PeerEvent>,
     state: Arc<Mutex<State>>,
     modifications: u32,
 ) {
     while let Some(e) = events.recv().await {
-        match e {
-            PeerEvent::Associated { .. } => {}
-            PeerEvent::SessionsLost { peer, sessions, .. } => {
-                eprintln!(
-                    "pfcp cp: {peer} lost {} sessions: establishing them again",
-                    sessions.len()
-                );
-                let seids: Vec<u64> = sessions.iter().map(|s| s.local_seid).collect();
-                lock(&state).sessions_lost(&seids, modifications);
+        match &e {
+            PeerEvent::Associated { peer, node } => {
+                eprintln!("pfcp cp: associated with {node} ({peer})");
             }
-            other => eprintln!("pfcp cp: {other:?}"),
+            PeerEvent::SessionsLost { peer, sessions, .. } => {
+                let seids: Vec<u64> = sessions.iter().map(|s| s.local_seid).collect();
+                let lost = lock(&state).sessions_lost(&seids, modifications);
+                eprintln!("pfcp cp: {peer} lost {lost} sessions: establishing them again");
+            }
+            other => {
+                if let Some((text, lost)) = describe_event(other) {
+                    eprintln!("pfcp cp: {text}");
+                    if lost {
+                        lock(&state).up_events.push(text);
+                    }
+                }
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ use pfcp_wire::Message;
 use serde::Serialize;
 
 use super::Ctx;
+use crate::egress::shed_reason;
 use pfcp_sim::traffic::{pick, splitmix, Step};
 
 /// Outcome counts.
@@ -131,6 +132,9 @@ pub(super) struct State {
     pub(super) steady: Option<Steady>,
     /// Whether the request being settled started after the warm-up.
     in_steady: bool,
+    /// What happened to UP functions lost during the run (failed heartbeats, restarts,
+    /// releases), in words: the exit status is 4 if there is any.
+    pub(super) up_events: Vec<String>,
 }
 
 /// The requests that started after the warm-up (`--warmup-secs`): the steady state, without
@@ -153,28 +157,6 @@ pub struct LabelTally {
     pub sent: u64,
     /// Refused by the CP's overload control.
     pub throttled: u64,
-}
-
-/// The label of a local refusal: `loss`, `egress level X` (the router's level that shed
-/// it), `egress rate` (the cap at the Max EMR), `egress pending`, or another reason.
-pub(crate) fn shed_reason(origin: &ResponseOrigin) -> String {
-    use pfcp_node::RejectReason;
-    use pfcp_throttle::ThrottleReason;
-    let egress = |r: &ThrottleReason| match r {
-        ThrottleReason::Level(x) => format!("egress level {x}"),
-        ThrottleReason::RateLimit => "egress rate".into(),
-        ThrottleReason::PendingLimit => "egress pending".into(),
-    };
-    match origin {
-        ResponseOrigin::Throttled(RejectReason::Loss(_)) => "loss".into(),
-        ResponseOrigin::Throttled(RejectReason::Egress(r) | RejectReason::ReportEgress(r)) => {
-            egress(r)
-        }
-        ResponseOrigin::Throttled(RejectReason::NoAlternateAddress) => {
-            "no alternate address".into()
-        }
-        _ => "other".into(),
-    }
 }
 
 /// Most latency samples kept (40 MB).
@@ -214,6 +196,7 @@ impl State {
             by_label: BTreeMap::new(),
             steady: None,
             in_steady: false,
+            up_events: Vec::new(),
         }
     }
 
@@ -408,6 +391,12 @@ impl State {
                         if let Ok(Some(oci)) = msg.overload_control_information() {
                             u.ocis += 1;
                             u.last_oci = Some(oci.metric.percent());
+                            let peer = ctx.ups.get(holder).map(|u| u.node.to_string());
+                            let peer = peer.unwrap_or_default();
+                            metrics::counter!("pfcp_cp_oci_received_total", "peer" => peer.clone())
+                                .increment(1);
+                            metrics::gauge!("pfcp_cp_overload_metric_percent", "peer" => peer)
+                                .set(f64::from(oci.metric.percent()));
                         }
                     }
                     match msg.cause().ok().flatten() {
@@ -458,15 +447,32 @@ impl State {
             }
         }
         let name = ctx.classes.get(class).map_or("", |c| c.name.as_str());
+        let peer = ctx.ups.get(holder).map(|u| u.node.to_string());
         let labels = [
             ("class", name.to_string()),
             ("step", step.name().to_string()),
             ("outcome", outcome.to_string()),
+            ("peer", peer.unwrap_or_default()),
         ];
         metrics::counter!("pfcp_cp_requests_total", &labels).increment(1);
         if accepted {
             metrics::histogram!("pfcp_cp_request_duration_seconds", "class" => name.to_string())
                 .record(latency.as_secs_f64());
+        }
+        if step == Step::Establish && accepted {
+            // Counted whatever happens to the session next (the run ending, the UP function
+            // losing it): the summary's establishments that succeeded are these.
+            self.established += 1;
+            if let Some(u) = self.per_up.get_mut(holder) {
+                u.established += 1;
+            }
+            if let Some(n) = self
+                .class_per_up
+                .get_mut(class)
+                .and_then(|c| c.get_mut(holder))
+            {
+                *n += 1;
+            }
         }
         if self.stopping {
             return;
@@ -485,18 +491,7 @@ impl State {
                 Some(f) if accepted => {
                     slot.up = holder;
                     slot.up_seid = f.seid;
-                    if let Some(u) = self.per_up.get_mut(holder) {
-                        u.established += 1;
-                    }
-                    if let Some(n) = self
-                        .class_per_up
-                        .get_mut(slot.class)
-                        .and_then(|c| c.get_mut(holder))
-                    {
-                        *n += 1;
-                    }
                     slot.entity = f.ipv4.map(IpAddr::V4).or(f.ipv6.map(IpAddr::V6));
-                    self.established += 1;
                     if slot.restoring {
                         slot.restoring = false;
                         self.restored += 1;
@@ -538,11 +533,13 @@ impl State {
     /// The UP function lost these sessions (by the CP's SEID, from
     /// [`PeerEvent::SessionsLost`](pfcp_node::PeerEvent::SessionsLost)): each is established
     /// again, as a restoration, at its next step (clauses 6.2.6, 6.2.7: the CP restores what it
-    /// still needs). A session that is not in use any more is left alone.
-    pub(super) fn sessions_lost(&mut self, cp_seids: &[u64], modifications: u32) {
+    /// still needs). A session that is not in use any more is left alone. How many were in
+    /// use (counted in `lost`).
+    pub(super) fn sessions_lost(&mut self, cp_seids: &[u64], modifications: u32) -> u64 {
         if self.stopping {
-            return;
+            return 0;
         }
+        let before = self.lost;
         let free: std::collections::HashSet<usize> = self.free.iter().copied().collect();
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if free.contains(&i) || !cp_seids.contains(&slot.cp_seid) {
@@ -563,6 +560,7 @@ impl State {
                 None => slot.lost = true,
             }
         }
+        self.lost - before
     }
 }
 

@@ -6,12 +6,13 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use pfcp_throttle::EgressThrottle;
 use pfcp_wire::Cause;
 use serde::Serialize;
 
 use super::sessions::{LabelTally, State, Tally};
 use super::{CpArgs, Ctx, LossPacing, RateStep};
+use crate::egress::by_reason;
+pub use crate::egress::EgressSummary;
 use pfcp_sim::traffic::Step;
 
 /// Latency percentiles of successful transactions, in milliseconds (`None` without any).
@@ -87,97 +88,6 @@ pub struct UpSummary {
     pub last_oci_percent: Option<u8>,
 }
 
-/// The egress connection to one UP function (the signalling router's PCEMT): its level over
-/// time and what it carried and shed.
-#[derive(Debug, Clone, Serialize)]
-pub struct EgressSummary {
-    /// The UP function's Node ID.
-    pub node_id: String,
-    /// Its Max EMR (messages per second).
-    pub max_rate: u32,
-    /// Whether the cap at the Max EMR is on (off: level-only mode).
-    pub hard_cap: bool,
-    /// Its level, sampled each second of the run.
-    pub levels: Vec<u8>,
-    /// Seconds spent at level 0, 1, 2, 3 (of the samples).
-    pub seconds_at_level: [u64; 4],
-    /// Every message counted in its rate: requests offered, answers, retransmissions,
-    /// Heartbeat and Association messages.
-    pub counted: u64,
-    /// Requests sent (first transmissions).
-    pub sent_requests: u64,
-    /// Answers sent (never throttled).
-    pub sent_answers: u64,
-    /// Retransmissions sent.
-    pub sent_retransmissions: u64,
-    /// Heartbeat and Association messages sent.
-    pub sent_management: u64,
-    /// Requests shed by the level / by the cap / by the pending limit.
-    pub throttled_level: u64,
-    /// Requests shed by the cap.
-    pub throttled_rate: u64,
-    /// Requests shed by the pending limit.
-    pub throttled_pending: u64,
-    /// Route-candidate checks refused (not counted as offered load).
-    pub checks_refused: u64,
-}
-
-impl EgressSummary {
-    /// The row of connection `name`'s throttle `e`, with its `levels` sampled each second.
-    pub(crate) fn of(name: String, e: &EgressThrottle, levels: &[u8]) -> Self {
-        let s = e.stats();
-        let mut at = [0u64; 4];
-        for l in levels {
-            if let Some(n) = at.get_mut(usize::from(*l)) {
-                *n += 1;
-            }
-        }
-        EgressSummary {
-            node_id: name,
-            max_rate: e.config().max_rate,
-            hard_cap: e.config().hard_cap,
-            levels: levels.to_vec(),
-            seconds_at_level: at,
-            counted: s.counted(),
-            sent_requests: s.sent_requests,
-            sent_answers: s.sent_answers,
-            sent_retransmissions: s.sent_retransmissions,
-            sent_management: s.sent_management,
-            throttled_level: s.throttled_level,
-            throttled_rate: s.throttled_rate,
-            throttled_pending: s.throttled_pending,
-            checks_refused: s.checks_refused,
-        }
-    }
-
-    /// The text line of this connection, `to` naming the peer.
-    pub(crate) fn render(&self, to: &str) -> String {
-        let levels: String = self
-            .levels
-            .iter()
-            .map(|l| char::from(b'0' + l.min(&9)))
-            .collect();
-        format!(
-            "egress to {to} (Max EMR {}/s{}): level over time [{}], seconds at level 0-3 {:?}; \
-             counted {} (requests {}, answers {}, retransmissions {}, management {}); shed by \
-             level {}, by the cap {}, pending {}; route checks refused {}",
-            self.max_rate,
-            if self.hard_cap { "" } else { ", level-only" },
-            levels,
-            self.seconds_at_level,
-            self.counted,
-            self.sent_requests,
-            self.sent_answers,
-            self.sent_retransmissions,
-            self.sent_management,
-            self.throttled_level,
-            self.throttled_rate,
-            self.throttled_pending,
-            self.checks_refused
-        )
-    }
-}
-
 /// The final summary of `pfcp cp` (its `--json` form).
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -242,6 +152,9 @@ pub struct Summary {
     /// With `--warmup-secs`: the requests that started after the warm-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadySummary>,
+    /// UP functions lost during the run, in words (failed heartbeats, restarts, releases):
+    /// the exit status is then 4.
+    pub up_events: Vec<String>,
 }
 
 /// The steady state: the requests that started after `--warmup-secs`.
@@ -397,6 +310,7 @@ impl Summary {
                     latency_ms: Latency::of(&s.latencies_us),
                 }
             }),
+            up_events: st.up_events.clone(),
         }
     }
 
@@ -577,14 +491,6 @@ impl Summary {
         }
         s
     }
-}
-
-/// `reason: n, ...`.
-pub(crate) fn by_reason(m: &BTreeMap<String, u64>) -> String {
-    m.iter()
-        .map(|(k, n)| format!("{k}: {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The egress connections' rows, read from the endpoint's node (before the associations are

@@ -37,8 +37,7 @@ use pfcp_wire::{Header, MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use crate::cp::egress::{assign, config_of, named_sets, SetSpec};
-use crate::cp::EgressSummary;
+use crate::egress::{assign, config_of, named_sets, EgressSummary, SetSpec};
 use crate::now;
 
 /// Most reports waiting for their response; beyond, a due report is skipped.
@@ -46,6 +45,7 @@ const MAX_OUTSTANDING: usize = 4096;
 
 /// The reporting flags of `pfcp up`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Session reports")]
 pub struct ReportArgs {
     /// Session Report Requests per second, over every established session in turn (0: none).
     #[arg(long, default_value_t = 0.0, value_name = "PER_SEC")]
@@ -64,8 +64,8 @@ pub struct ReportArgs {
     #[arg(long)]
     pub report_egress_level_only: bool,
     /// A TOML file of report egress configuration sets and their assignment per CP function
-    /// by Node ID (see `pfcp_cli::up::reports`); --report-egress-max-rate makes the default
-    /// set.
+    /// by Node ID (the format is in the README of pfcp-cli); --report-egress-max-rate makes
+    /// the default set.
     #[arg(long, value_name = "FILE")]
     pub report_egress_config: Option<PathBuf>,
 }
@@ -383,7 +383,7 @@ pub(super) async fn run(
                 };
                 if let Ok(r) = &result {
                     if matches!(r.origin, ResponseOrigin::Throttled(_)) {
-                        let reason = crate::cp::shed_reason(&r.origin);
+                        let reason = crate::egress::shed_reason(&r.origin);
                         let mut shed = c.shed.lock().unwrap_or_else(PoisonError::into_inner);
                         *shed.entry(reason).or_insert(0) += 1;
                     }

@@ -113,6 +113,13 @@ pub(crate) fn pfcp(args: &[&str]) -> Output {
 pub(crate) fn summary(out: &Output) -> Value {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "pfcp failed: {stderr}");
+    summary_any(out)
+}
+
+/// The `--json` summary of a run, whatever its exit status (`pfcp cp` prints it with 4 and 5).
+#[allow(dead_code)] // Not every test binary that shares this module reads a failed run.
+pub(crate) fn summary_any(out: &Output) -> Value {
+    let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     let mut lines = stdout.lines();
     let json = lines
