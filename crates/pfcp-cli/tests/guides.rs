@@ -12,7 +12,7 @@
 //!
 //! Each page's marked blocks run in order, each with `bash -euo pipefail`, in one temporary
 //! directory per page (a block may read what an earlier one wrote) holding the repository's
-//! `samples/` and `scenarios/` (the paths the pages give are the repository's), with the
+//! `samples/`, `scenarios/` and `crates/pfcp-cli/templates/` (the paths the pages give are the repository's), with the
 //! built `pfcp` first on `PATH`. A block's loopback addresses `127.0.0.1:8805` to
 //! `127.0.0.1:8809` are replaced by free ports, the same for the whole page, so that a UP
 //! function the page starts does not meet another one running on the machine. The pages run
@@ -214,7 +214,7 @@ fn run_page(name: &str) -> usize {
     let page_path = repo().join("docs/guide").join(name);
     let page = std::fs::read_to_string(&page_path).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    for sub in ["samples", "scenarios"] {
+    for sub in ["samples", "scenarios", "crates/pfcp-cli/templates"] {
         copy_dir(&repo().join(sub), &dir.path().join(sub));
     }
     let bin = dir.path().join(".bin");

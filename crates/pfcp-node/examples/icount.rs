@@ -129,9 +129,7 @@ fn main() -> Result<(), String> {
     let (mut up, mut cp) = nodes(now)?;
     cp.associate(up_addr(), now).map_err(|e| e.to_string())?;
     pump(&mut up, &mut cp, now);
-    let ies: Vec<Vec<u8>> = (0..PREBUILT as u64)
-        .map(ies)
-        .collect::<Result<_, _>>()?;
+    let ies: Vec<Vec<u8>> = (0..PREBUILT as u64).map(ies).collect::<Result<_, _>>()?;
     let mut done = 0usize;
     match op.as_str() {
         "cp-send" => {
