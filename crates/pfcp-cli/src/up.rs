@@ -65,99 +65,149 @@ use snapshot::Snapshot;
 pub struct UpArgs {
     /// Local address to listen on (port 0: any free port; the address bound is printed on the
     /// first line).
-    #[arg(long, default_value = "127.0.0.1:8805", value_name = "ADDR")]
+    #[arg(
+        help_heading = "UP function",
+        long,
+        default_value = "127.0.0.1:8805",
+        value_name = "ADDR"
+    )]
     pub listen: SocketAddr,
     /// This UP function's Node ID: an IP address or an FQDN.
-    #[arg(long, default_value = "upf1.example.net", value_name = "ID")]
+    #[arg(
+        help_heading = "UP function",
+        long,
+        default_value = "upf1.example.net",
+        value_name = "ID"
+    )]
     pub node_id: String,
     /// Session requests served per second (the service model's rate).
-    #[arg(long, default_value_t = 2000.0, value_name = "PER_SEC")]
+    #[arg(
+        help_heading = "UP function",
+        long,
+        default_value_t = 2000.0,
+        value_name = "PER_SEC"
+    )]
     pub capacity: f64,
     /// Most requests waiting for service; when full, the lowest priority is rejected with
     /// cause 74.
-    #[arg(long, default_value_t = 256, value_name = "N")]
+    #[arg(
+        help_heading = "Self-protection",
+        long,
+        default_value_t = 256,
+        value_name = "N"
+    )]
     pub queue: usize,
     /// Send entity-scoped OCIs (AOCI=0, the spec's default scope: the PFCP entity of the
     /// session's UP F-SEID). By default this emulator sends node-scoped OCIs (AOCI=1): it is one
     /// PFCP entity, its queue measures the whole UP function, and only a node-scoped OCI
     /// throttles Session Establishment Requests, whose entity the CP cannot know yet (clause
     /// 6.2.4.3.1).
-    #[arg(long)]
+    #[arg(help_heading = "Overload control", long)]
     pub entity_scoped: bool,
     /// Node-scoped OCIs (the default; kept for scripts written when it was not).
-    #[arg(long, hide = true, conflicts_with = "entity_scoped")]
+    #[arg(
+        help_heading = "Overload control",
+        long,
+        hide = true,
+        conflicts_with = "entity_scoped"
+    )]
     pub node_scoped: bool,
     /// Work a refusal (Cause 74) costs, as a share of serving a request: decoding, building
     /// and sending it is not free on a real UP function, and it is what makes an unprotected
     /// one collapse under a storm.
-    #[arg(long, default_value_t = 0.1, value_name = "SHARE")]
+    #[arg(
+        help_heading = "Self-protection",
+        long,
+        default_value_t = 0.1,
+        value_name = "SHARE"
+    )]
     pub rejection_cost: f64,
     /// Longest a request waits in the queue before it is refused with cause 74, in
     /// milliseconds: the bound on the latency of every request served. 0: no bound (then
     /// give a --target-load below 1).
-    #[arg(long, default_value_t = 15, value_name = "MS")]
+    #[arg(
+        help_heading = "Self-protection",
+        long,
+        default_value_t = 15,
+        value_name = "MS"
+    )]
     pub max_wait_ms: u64,
     /// The same for emergency and eMPS requests (message priority 0) while their own load
     /// fits: a burst of them that the UP clears within 100 ms waits rather than
     /// being refused. Set it to --max-wait-ms to bound their latency like the rest's (from
     /// the first moment of a storm too). 0: no bound.
-    #[arg(long, default_value_t = AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT.as_millis() as u64, value_name = "MS")]
+    #[arg(help_heading = "Self-protection", long, default_value_t = AdmissionConfig::DEFAULT_TOP_PRIORITY_MAX_WAIT.as_millis() as u64, value_name = "MS")]
     pub priority_max_wait_ms: u64,
     /// In which order the queue serves: `priority` (strictly by message priority; what waits
     /// longer than --max-wait-ms is refused) or `arrival` (emergency and eMPS first, the rest
     /// in order of arrival; a request is admitted only if it will be served within
     /// --max-wait-ms: more goodput with many CP functions, a weaker preference among the
     /// priorities below emergency).
-    #[arg(long, default_value_t = ServiceOrder::Priority, value_name = "ORDER")]
+    #[arg(help_heading = "Self-protection", long, default_value_t = ServiceOrder::Priority, value_name = "ORDER")]
     pub service_order: ServiceOrder,
     /// The control interval: how often the UP function weighs its arrivals against its service
     /// and publishes a new Overload Reduction Metric. At 1000 requests/s the default counts
     /// about 200 arrivals an interval, whose noise stays within a few per cent of the capacity.
-    #[arg(long, default_value_t = pfcp_overload::ReporterConfig::DEFAULT_INTERVAL.as_millis() as u64, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=10_000))]
+    #[arg(help_heading = "Overload control", long, default_value_t = pfcp_overload::ReporterConfig::DEFAULT_INTERVAL.as_millis() as u64, value_name = "MS", value_parser = clap::value_parser!(u64).range(10..=10_000))]
     pub interval_ms: u64,
     /// Arrivals the Overload Reduction Metric steers to, as a share of --capacity (0 to 2):
     /// above 1, the bounded queue is never starved and sheds the surplus. Each overload
     /// starts from it; the UP then sizes the surplus to how bursty the arrivals are (1 to
     /// 1.5), unless --fixed-target-load.
-    #[arg(long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
+    #[arg(help_heading = "Overload control", long, default_value_t = pfcp_node::AdmissionConfig::DEFAULT_TARGET_LOAD, value_name = "SHARE")]
     pub target_load: f64,
     /// Keep --target-load through an overload instead of sizing the surplus to the
     /// burstiness of the arrivals.
-    #[arg(long)]
+    #[arg(help_heading = "Overload control", long)]
     pub fixed_target_load: bool,
     /// Tell every CP function the same Overload Reduction Metric, the level of the 3-point
     /// grid nearest the law's, instead of dithering it across them (by default each is told
     /// one of the two levels around the law's share, so that together they admit that share).
-    #[arg(long)]
+    #[arg(help_heading = "Overload control", long)]
     pub no_dither: bool,
     /// Receive buffer of the socket to ask for, in KiB (the OS may clamp it; the first line
     /// says what it granted).
-    #[arg(long, default_value_t = 8192, value_name = "KIB")]
+    #[arg(
+        help_heading = "UP function",
+        long,
+        default_value_t = 8192,
+        value_name = "KIB"
+    )]
     pub recv_buffer_kib: usize,
     /// Also print a summary as one JSON object on stdout when stopping.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub json: bool,
     /// With --json: record the served, refused and cause-74 counts, the published Overload
     /// Reduction Metric and the queue every MS milliseconds, as the summary's `series` (to
     /// read a step of load off the UP function: settling, spread). 0: none.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
+    #[arg(help_heading = "Output", long, default_value_t = 0, value_name = "MS")]
     pub series_ms: u64,
     /// Serve the counters (pfcp-node's and this tool's) at a Prometheus scrape endpoint on
     /// ADDR, e.g. `127.0.0.1:9185` (any path answers GET).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(help_heading = "Output", long, value_name = "ADDR")]
     pub metrics: Option<SocketAddr>,
     /// Period of Validity of the OCIs sent.
-    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    #[arg(
+        help_heading = "Overload control",
+        long,
+        default_value_t = 30,
+        value_name = "SECS"
+    )]
     pub validity_secs: u64,
     /// Stop after SECS seconds (default: run until interrupted).
-    #[arg(long, value_name = "SECS")]
+    #[arg(help_heading = "UP function", long, value_name = "SECS")]
     pub duration_secs: Option<u64>,
     /// Heartbeat interval towards associated CP functions; 0: none.
-    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    #[arg(
+        help_heading = "UP function",
+        long,
+        default_value_t = 60,
+        value_name = "SECS"
+    )]
     pub heartbeat_secs: u64,
     /// Address in the UP F-SEID of new sessions (default: the listen address, or the loopback
     /// address if that is unspecified).
-    #[arg(long, value_name = "IP")]
+    #[arg(help_heading = "UP function", long, value_name = "IP")]
     pub fseid_ip: Option<IpAddr>,
     /// Session Report Requests of this UP function (see `pfcp_cli::up::reports`).
     #[command(flatten)]
