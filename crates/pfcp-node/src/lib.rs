@@ -81,9 +81,9 @@ pub use xact::{
 
 // The task guides' Rust code, compiled (and run, where it does not bind sockets for good) as
 // doctests: `cargo test -p pfcp-node --doc`.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../../../docs/guide/protect-a-up-function.md")]
 pub struct GuideProtectAUpFunction;
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "tokio"))]
 #[doc = include_str!("../../../docs/guide/build-a-cp-function.md")]
 pub struct GuideBuildACpFunction;
