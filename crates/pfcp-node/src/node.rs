@@ -145,6 +145,7 @@ mod held;
 mod inbound;
 mod outbound;
 mod procedures;
+mod responses;
 mod state;
 mod types;
 pub use config::{NodeConfig, NodeConfigError, PriorityPolicy};
