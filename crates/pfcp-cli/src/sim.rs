@@ -21,6 +21,7 @@
 //! (the SVG), `output` (the `--out` directory and the files), `progress` (the bar on
 //! stderr). This file: the command line and the runs.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -195,7 +196,7 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         scenario.seed = seed;
     }
     if args.print_scenario {
-        print!("{}", toml::to_string(&scenario).map_err(|e| e.to_string())?);
+        to_stdout(&toml::to_string(&scenario).map_err(|e| e.to_string())?);
         return Ok(());
     }
     let classes = scenario.validate().map_err(|e| format!("scenario: {e}"))?;
@@ -375,20 +376,28 @@ fn run_all(args: &SimArgs) -> Result<(), String> {
         priority_class: priority,
     };
     let written = prepared.out.write(&report)?;
-    print!("{}", report.render());
+    let mut text = report.render();
     if let Some((path, n)) = captured {
-        println!(
-            "\ncapture: {} ({n} datagrams of the real-time runs; PFCP on port 8805)",
+        text.push_str(&format!(
+            "\ncapture: {} ({n} datagrams of the real-time runs; PFCP on port 8805)\n",
             path.display()
-        );
+        ));
     }
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
-    println!(
-        "\nreport: {} ({:.0} s)",
+    text.push_str(&format!(
+        "\nreport: {} ({:.0} s)\n",
         names.join(" and "),
         report.elapsed_secs
-    );
+    ));
+    to_stdout(&text);
     Ok(())
+}
+
+/// Write `text` to stdout. A reader that went away (`pfcp sim | head`) is no error: the
+/// report is in its files.
+fn to_stdout(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// The virtual-time runs, on `threads` threads; results in the order of `jobs`.

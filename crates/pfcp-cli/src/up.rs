@@ -30,6 +30,7 @@
 //! counters to the `metrics` recorder; the kernel's and the ingress guard's drops come from the
 //! endpoint.
 
+use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -532,7 +533,9 @@ async fn serve(args: &UpArgs) -> Result<(), String> {
         if let (Some(_), Some(m)) = (&series_ticks, summary.as_object_mut()) {
             m.insert("series".into(), serde_json::json!(series.periods()));
         }
-        println!("{summary}");
+        // A reader that went away (`pfcp up ... | head`) is no error.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{summary}").and_then(|()| out.flush());
     }
     drop(endpoint);
     Ok(())

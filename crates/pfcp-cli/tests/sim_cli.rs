@@ -394,3 +394,38 @@ fn the_help_has_headings_and_examples_and_no_rust_paths() {
     assert!(!help.contains("::"), "a Rust path in\n{help}");
     assert!(!help.contains('`'), "markdown in\n{help}");
 }
+
+/// `pfcp sim | head -3`: the reader goes away before the tables are written. That is no
+/// error and no panic (Rust ignores SIGPIPE, so the write fails with EPIPE): the run
+/// completes, the report is written, the exit status is 0 and stderr says nothing.
+#[test]
+fn a_reader_that_goes_away_is_no_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let sc = scenario(dir.path(), 200.0, &["toolkit"], &[2.0]);
+    let out = dir.path().join("out");
+    let mut child = pfcp()
+        .args([
+            "sim",
+            "--engine",
+            "virtual",
+            "-q",
+            "--scenario",
+            &sc,
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run takes far longer than this: the pipe is closed before anything is written.
+    drop(child.stdout.take());
+    let done = child.wait_with_output().unwrap();
+    let stderr = text(&done.stderr);
+    assert!(done.status.success(), "{:?}: {stderr}", done.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["scenario"]["name"], "tiny");
+}
