@@ -319,3 +319,95 @@ fn the_loop_holds_its_criteria_with_32_cps_and_with_ten_ups() {
         }
     }
 }
+
+/// `max_wait_ms` under `[[ups]]` is the UP function's wait bound: at its capacity, from 100 CP
+/// functions whose offers fall at random phases, a longer bound refuses fewer requests (a
+/// burst waits instead) and the p99 of the successes grows with it.
+#[test]
+fn a_longer_wait_bound_refuses_less_at_the_capacity_and_waits_longer() {
+    let at = |max_wait_ms: Option<f64>| {
+        let mut u = up(1000.0);
+        u.max_wait_ms = max_wait_ms;
+        let mut s = Scenario {
+            cps: 100,
+            ups: vec![u],
+            ..Scenario::default()
+        };
+        s.sweep.warmup_secs = 1.0;
+        s.sweep.measure_secs = 3.0;
+        go(&s, Strategy::Toolkit, &Plan::Steady(1.0))
+    };
+    let (default, long) = (at(None), at(Some(40.0)));
+    assert!(default.total.rejected > 0, "{:?}", default.total);
+    assert!(
+        long.total.rejected * 2 < default.total.rejected,
+        "40 ms {:?}, 15 ms {:?}",
+        long.total,
+        default.total
+    );
+    assert!(default.latency.max <= 15.0 + 5.0, "{:?}", default.latency);
+    assert!(long.latency.max > default.latency.max, "{:?}", long.latency);
+    assert!(long.goodput_ratio() > default.goodput_ratio());
+}
+
+/// `oci_validity_secs` under `[[ups]]` is its OCIs' Period of Validity. After a storm, a CP
+/// function that sends the UP function 1 request in 20 hears of the end of the overload only
+/// with the response to one: 300 CP functions at 1x after 10x hold their reduction for seconds.
+/// With a validity of 2 s it lapses within 2 s of its last refresh, and the run's goodput is
+/// higher than with the default 30 s.
+#[test]
+fn a_short_validity_lets_a_large_pool_hear_the_end_of_a_storm_sooner() {
+    let at = |validity: Option<u64>| {
+        let mut u = up(1000.0);
+        u.oci_validity_secs = validity;
+        let s = Scenario {
+            cps: 300,
+            ups: vec![u],
+            ..Scenario::default()
+        };
+        let step = pfcp_sim::scenario::StepSpec {
+            before: 1.0,
+            during: 10.0,
+            phase_secs: 4.0,
+        };
+        go(&s, Strategy::Toolkit, &Plan::Step(step))
+    };
+    let (default, short) = (at(None), at(Some(2)));
+    assert!(
+        short.goodput_ratio() > default.goodput_ratio() + 0.01,
+        "2 s {:.3}, 30 s {:.3}",
+        short.goodput_ratio(),
+        default.goodput_ratio()
+    );
+}
+
+/// The two fields take only what they can mean: a bound above zero, a validity the Timer IE
+/// holds exactly (clause 8.2.35).
+#[test]
+fn the_wait_bound_and_the_validity_are_checked() {
+    let check = |f: &dyn Fn(&mut UpSpec)| {
+        let mut u = up(1000.0);
+        f(&mut u);
+        Scenario {
+            ups: vec![u],
+            ..Scenario::default()
+        }
+        .validate()
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    assert_eq!(check(&|u| u.max_wait_ms = Some(20.0)), Ok(()));
+    assert_eq!(check(&|u| u.oci_validity_secs = Some(2)), Ok(()));
+    assert_eq!(check(&|u| u.oci_validity_secs = Some(120)), Ok(()));
+    for bad in [0.0, -1.0, f64::NAN, 1e9] {
+        let e = check(&|u| u.max_wait_ms = Some(bad)).unwrap_err();
+        assert!(e.contains("ups[0]") && e.contains("max_wait_ms"), "{e}");
+    }
+    for bad in [0, 3, 63] {
+        let e = check(&|u| u.oci_validity_secs = Some(bad)).unwrap_err();
+        assert!(
+            e.contains("ups[0]") && e.contains("oci_validity_secs"),
+            "{e}"
+        );
+    }
+}

@@ -47,9 +47,12 @@ pub fn up_config(
         Strategy::RandomLoss => ControlLaw::Utilisation,
         _ => ControlLaw::default(),
     };
-    let reporter = AdmissionConfig::default_reporter()
+    let mut reporter = AdmissionConfig::default_reporter()
         .with_interval(Duration::from_millis(scenario.interval_ms))
         .with_law(law);
+    if let Some(validity) = spec.oci_validity().ok()? {
+        reporter = reporter.with_validity(validity);
+    }
     let when_full = match strategy {
         Strategy::NoControl => WhenFull::Drop,
         _ => WhenFull::Reject,
@@ -57,7 +60,7 @@ pub fn up_config(
     // No control is a plain FIFO: nothing leaves it but by service or a full queue.
     let max_wait = match strategy {
         Strategy::NoControl => None,
-        _ => Some(AdmissionConfig::DEFAULT_MAX_WAIT),
+        _ => Some(spec.max_wait().ok()?),
     };
     let mut admission = AdmissionConfig::new(key.clone())
         .with_service_rate(Some(spec.capacity))

@@ -5,6 +5,9 @@
 use std::time::Duration;
 
 use pfcp_node::admission::{ProfileError, ServiceOrder, UpProfile};
+use pfcp_node::AdmissionConfig;
+use pfcp_overload::ReporterConfig;
+use pfcp_wire::ie::Timer;
 use pfcp_wire::{MessagePriority, MessageType};
 use serde::{Deserialize, Serialize};
 
@@ -81,6 +84,18 @@ pub struct UpSpec {
     /// or `arrival` ([`ServiceOrder`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_order: Option<String>,
+    /// Its wait bound in milliseconds, under every strategy with one (all but no control):
+    /// `AdmissionConfig::max_wait`, 15 when absent. A longer bound refuses less at about the
+    /// capacity and raises the p99 with it (`docs/guide/tune-the-control-law.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wait_ms: Option<f64>,
+    /// The Period of Validity of its OCIs in seconds, one the Timer IE holds exactly (clause
+    /// 8.2.35: 2 to 62 in steps of 2, then whole minutes): `ReporterConfig::validity`, 30 when
+    /// absent. A shorter one lets CP
+    /// functions that send it little hear the end of an overload sooner (it lapses) and lets
+    /// more of them lapse during one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oci_validity_secs: Option<u64>,
 }
 
 impl UpSpec {
@@ -97,6 +112,8 @@ impl UpSpec {
             lci_in: None,
             sequence_reset_secs: None,
             service_order: None,
+            max_wait_ms: None,
+            oci_validity_secs: None,
         }
     }
 
@@ -106,6 +123,42 @@ impl UpSpec {
             .as_deref()
             .map_or(Ok(ServiceOrder::default()), str::parse)
             .map_err(|e| ScenarioError::Invalid(e.to_string()))
+    }
+
+    /// Its wait bound ([`UpSpec::max_wait_ms`]), the default when absent.
+    pub fn max_wait(&self) -> Result<Duration, ScenarioError> {
+        match self.max_wait_ms {
+            None => Ok(AdmissionConfig::DEFAULT_MAX_WAIT),
+            Some(ms) if ms.is_finite() && ms > 0.0 && ms <= 60_000.0 => {
+                Ok(Duration::from_secs_f64(ms / 1000.0))
+            }
+            Some(ms) => Err(ScenarioError::Invalid(format!(
+                "max_wait_ms must be above 0 and at most 60000, got {ms}"
+            ))),
+        }
+    }
+
+    /// The Period of Validity of its OCIs ([`UpSpec::oci_validity_secs`]), `None` for the
+    /// reporter's default.
+    pub fn oci_validity(&self) -> Result<Option<Duration>, ScenarioError> {
+        let Some(secs) = self.oci_validity_secs else {
+            return Ok(None);
+        };
+        let validity = Duration::from_secs(secs);
+        // The reporter's own rule (above zero, a finite Timer), and a value the Timer holds
+        // as it is, so that the CP function applies what the reporter counts on.
+        let exact = Timer::from_duration(validity).and_then(|t| t.duration()) == Some(validity);
+        ReporterConfig::default()
+            .with_validity(validity)
+            .validate()
+            .map_err(|e| ScenarioError::Invalid(format!("oci_validity_secs: {e}")))?;
+        if !exact {
+            return Err(ScenarioError::Invalid(format!(
+                "oci_validity_secs must be a Period of Validity the Timer IE holds exactly \
+                 (clause 8.2.35: 2 to 62 in steps of 2, then whole minutes), got {secs}"
+            )));
+        }
+        Ok(Some(validity))
     }
 
     /// Its profile: the preset, adjusted by the fields given.
@@ -576,7 +629,12 @@ impl Scenario {
                     "ups[{i}]: capacity must be above 0 and queue at least 1"
                 ));
             }
-            if let Err(ScenarioError::Invalid(e)) = u.profile().and(u.service_order().map(|_| ())) {
+            if let Err(ScenarioError::Invalid(e)) = u
+                .profile()
+                .and(u.service_order().map(|_| ()))
+                .and(u.max_wait().map(|_| ()))
+                .and(u.oci_validity().map(|_| ()))
+            {
                 return bad(format!("ups[{i}]: {e}"));
             }
         }
