@@ -551,6 +551,31 @@ pub trait TypedIe<'a>: Sized {
 ///
 /// Yields `Err` once and then stops if the list is malformed; IEs before the error are still
 /// yielded (nothing already accepted is lost).
+///
+/// # Examples
+///
+/// A message body of two IEs in the format of clause 8.1.1 (Type, Length, value): a Recovery
+/// Time Stamp (type 96) and a Cause (type 19) of value 1, Request accepted (clause 8.2.1).
+///
+/// ```
+/// use pfcp_wire::ie::{IeIter, IeType};
+///
+/// let body = [0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0, 0x00, 0x13, 0x00, 0x01, 0x01];
+/// let mut types = Vec::new();
+/// for ie in IeIter::new(&body, 0) {
+///     types.push(ie?.ie_type());
+/// }
+/// assert_eq!(types, [IeType::RECOVERY_TIME_STAMP, IeType::CAUSE]);
+///
+/// let cause = IeIter::new(&body, 0).find(IeType::CAUSE)?.ok_or("no Cause")?;
+/// assert_eq!(cause.value(), &[1]);
+///
+/// // The Cause announces one octet that is not there: the first IE, then an error.
+/// let mut cut = IeIter::new(&body[..12], 0);
+/// assert!(matches!(cut.next(), Some(Ok(_))));
+/// assert!(matches!(cut.next(), Some(Err(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct IeIter<'a> {
     /// What is left of the list (emptied after an error).
