@@ -33,6 +33,18 @@ pub const VERSION_MASK: u8 = 0xE0;
 ///
 /// Not to be confused with the 32-bit Sequence Number IE that orders OCI/LCI
 /// ([`crate::ie::ControlSequenceNumber`]).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::SequenceNumber;
+///
+/// assert!(SequenceNumber::new(0x100_0000).is_none()); // 24 bits
+/// let last = SequenceNumber::MAX;
+/// assert_eq!(last.value(), 0xff_ffff);
+/// assert_eq!(last.next().value(), 0); // wraps
+/// assert_eq!(SequenceNumber::wrapping(0x100_0001).value(), 1);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct SequenceNumber(u32);
