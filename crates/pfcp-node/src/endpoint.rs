@@ -333,6 +333,31 @@ impl Incoming {
 
 /// A handle to a running endpoint. Cheap to clone; the task stops when every handle and the
 /// incoming receiver are dropped.
+///
+/// # Examples
+///
+/// A CP and a UP function on loopback: the CP sets up an association (clause 6.2.6) and
+/// sends a Heartbeat, both answered by the UP endpoint's node itself.
+///
+/// ```
+/// use pfcp_node::{Endpoint, EndpointConfig, LocalNode};
+/// use pfcp_overload::NodeKey;
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// runtime.block_on(async {
+///     let upf = LocalNode::up(NodeKey::fqdn("upf1.example.net"), RecoveryTimeStamp(0xe8f4_a2b0));
+///     let smf = LocalNode::cp(NodeKey::fqdn("smf1.example.net"), RecoveryTimeStamp(0xe8f4_0000));
+///     let (up, _up_channels) = Endpoint::bind(EndpointConfig::new(upf), "127.0.0.1:0".parse()?).await?;
+///     let (cp, _cp_channels) = Endpoint::bind(EndpointConfig::new(smf), "127.0.0.1:0".parse()?).await?;
+///
+///     cp.associate(up.local_addr()).await?;
+///     cp.heartbeat(up.local_addr()).await?;
+///     assert!(cp.inspect(|node| node.peers().is_associated(&up.local_addr()))?);
+///     Ok::<(), Box<dyn std::error::Error>>(())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Endpoint {
     shared: Arc<Shared>,

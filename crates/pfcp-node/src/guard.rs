@@ -83,6 +83,26 @@ struct Bucket {
 }
 
 /// Token buckets per source.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use pfcp_node::{GuardConfig, IngressGuard};
+///
+/// let mut guard = IngressGuard::new(GuardConfig::default().with_rate(100.0).with_burst(10.0));
+/// let flood = "198.51.100.7:8805".parse()?;
+/// let now = Instant::now();
+/// // An unassociated source gets its burst, then nothing until its bucket refills ...
+/// assert_eq!((0..50).filter(|_| guard.admit(flood, false, now)).count(), 10);
+/// assert_eq!(guard.dropped_from(&flood), 40);
+/// // ... and does not starve another source.
+/// assert!(guard.admit("192.0.2.10:8805".parse()?, false, now));
+/// // A second later its bucket is full again: the burst, no more.
+/// let later = now + Duration::from_secs(1);
+/// assert_eq!((0..50).filter(|_| guard.admit(flood, false, later)).count(), 10);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct IngressGuard {
     config: GuardConfig,

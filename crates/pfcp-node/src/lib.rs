@@ -17,6 +17,34 @@
 //! * [`cp`]: the CP request pipeline: OCI/LCI state per UP function, throttling with
 //!   priorities, redirection (6.2.4.4).
 //!
+//! [`Node`] assembles them; it is driven like each of them: datagrams in
+//! ([`Node::handle_datagram`]), datagrams out ([`Node::poll_transmit`]), events
+//! ([`Node::poll_event`]) and time ([`Node::handle_timeout`]).
+//!
+//! ## Example: a UP function answers a Heartbeat Request
+//!
+//! ```
+//! use std::time::Instant;
+//! use pfcp_node::{LocalNode, Node, NodeConfig};
+//! use pfcp_overload::NodeKey;
+//! use pfcp_wire::ie::RecoveryTimeStamp;
+//! use pfcp_wire::msg::{HeartbeatRequest, HeartbeatResponse, TypedMessage};
+//! use pfcp_wire::SequenceNumber;
+//!
+//! let now = Instant::now();
+//! let upf = LocalNode::up(NodeKey::fqdn("upf1.example.net"), RecoveryTimeStamp(0xe8f4_a2b0));
+//! let mut up = Node::new(NodeConfig::new(upf), now)?;
+//! let seq = SequenceNumber::new(7).ok_or("over 24 bits")?;
+//! let request = HeartbeatRequest::new(RecoveryTimeStamp(0xe8f4_0000)).with_sequence(seq);
+//! // Clause 6.2.2.2: answered even from a peer without an association.
+//! up.handle_datagram("192.0.2.10:8805".parse()?, request.to_vec()?.into(), now);
+//! let datagram = up.poll_transmit().ok_or("the Heartbeat Request is answered")?;
+//! let response = HeartbeatResponse::parse(&datagram.bytes)?;
+//! assert_eq!(response.header.sequence, seq); // clause 6.4: the request's number
+//! assert_eq!(response.recovery_time_stamp, RecoveryTimeStamp(0xe8f4_a2b0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! ## Features
 //!
 //! * `tokio` (default): `endpoint`, the UDP endpoint: a driver task and the handles share the

@@ -334,6 +334,40 @@ pub struct PeerTableStats {
 /// [`NodeConfig::max_peers`](crate::NodeConfig::max_peers): a new peer in a full table takes
 /// the place of the least recently heard peer without an association, or is refused (both
 /// counted, [`Peers::stats`]); an associated peer is never dropped to make room.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_node::peer::{association_setup_request, heartbeat_request, LocalNode, PeerEvent, Peers};
+/// use pfcp_overload::NodeKey;
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+/// use pfcp_wire::{Cause, Message, SequenceNumber};
+///
+/// let now = Instant::now();
+/// let cp_addr = "192.0.2.10:8805".parse()?;
+/// let smf = NodeKey::fqdn("smf1.example.net");
+/// let up = LocalNode::up(NodeKey::fqdn("upf1.example.net"), RecoveryTimeStamp(0xe8f4_a2b0));
+/// let mut peers = Peers::new(16);
+/// let seq = SequenceNumber::new(1).ok_or("over 24 bits")?;
+///
+/// // The CP's Association Setup Request (clause 6.2.6.1) is accepted.
+/// let cp = LocalNode::cp(smf.clone(), RecoveryTimeStamp(0xe8f4_0000));
+/// let setup = association_setup_request(&cp, seq)?;
+/// let answer = peers.handle_request(&up, cp_addr, &Message::decode(&setup)?, now).ok_or("node request")??;
+/// let response = answer.response.ok_or("answered")?;
+/// assert_eq!(Message::decode(&response)?.cause()?, Some(Cause::REQUEST_ACCEPTED));
+/// assert_eq!(answer.events, [PeerEvent::Associated { peer: cp_addr, node: smf.clone() }]);
+/// assert!(peers.is_associated(&cp_addr));
+///
+/// // A Heartbeat with another Recovery Time Stamp: the CP restarted (clause 6.2.2).
+/// let restarted = LocalNode::cp(smf, RecoveryTimeStamp(0xe8f4_1000));
+/// let hb = heartbeat_request(&restarted, seq)?;
+/// let answer = peers.handle_request(&up, cp_addr, &Message::decode(&hb)?, now).ok_or("node request")??;
+/// assert!(matches!(answer.events.as_slice(), [PeerEvent::Restarted { .. }]));
+/// assert!(!peers.is_associated(&cp_addr));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Peers {
     slots: Vec<Slot>,

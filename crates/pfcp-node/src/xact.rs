@@ -157,6 +157,44 @@ pub const fn approx_bytes_per_cached_response() -> usize {
 }
 
 /// The transaction state of one local PFCP endpoint. See the [module docs](self).
+///
+/// # Examples
+///
+/// A CP and a UP exchange a Heartbeat over two instances, datagrams carried by hand.
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_node::xact::{Event, TransactionConfig, Transactions};
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+/// use pfcp_wire::msg::{HeartbeatRequest, HeartbeatResponse, TypedMessage};
+///
+/// let (cp_addr, up_addr) = ("192.0.2.10:8805".parse()?, "192.0.2.1:8805".parse()?);
+/// let mut cp = Transactions::new(TransactionConfig::default());
+/// let mut up = Transactions::new(TransactionConfig::default());
+/// let now = Instant::now();
+///
+/// let seq = cp.next_sequence(up_addr);
+/// let request = HeartbeatRequest::new(RecoveryTimeStamp(0xe8f4_0000)).with_sequence(seq);
+/// let id = cp.send_request(up_addr, request.to_vec()?.into(), now)?;
+/// let datagram = cp.poll_transmit().ok_or("the first transmission is queued")?;
+///
+/// up.handle_datagram(cp_addr, datagram.bytes.clone(), now);
+/// let Some(Event::Request { sequence, .. }) = up.poll_event() else {
+///     return Err("no request delivered".into());
+/// };
+/// let response = HeartbeatResponse::new(RecoveryTimeStamp(0xe8f4_a2b0)).with_sequence(sequence);
+/// up.send_response(cp_addr, sequence, response.to_vec()?.into(), now)?;
+/// let answer = up.poll_transmit().ok_or("the response is queued")?;
+/// // A retransmission of the request is answered from the cache, not delivered again.
+/// up.handle_datagram(cp_addr, datagram.bytes, now);
+/// assert!(matches!(up.poll_event(), Some(Event::DuplicateRequest { replayed: true, .. })));
+///
+/// // The response (matched by peer and sequence number, clause 6.4) ends the transaction.
+/// cp.handle_datagram(up_addr, answer.bytes, now);
+/// assert!(matches!(cp.poll_event(), Some(Event::Response { id: got, transmissions: 1, .. }) if got == id));
+/// assert_eq!(cp.outstanding(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Transactions {
     config: TransactionConfig,

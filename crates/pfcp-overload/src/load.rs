@@ -104,6 +104,32 @@ struct LoadEntry {
 }
 
 /// The latest load of each UP function.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_overload::{LciOutcome, LoadConfig, LoadTable, NodeKey};
+/// use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
+///
+/// let upf = NodeKey::fqdn("upf1.example.net");
+/// let mut loads = LoadTable::new(LoadConfig::default());
+/// let now = Instant::now();
+/// let lci = |seq, percent| -> Result<LoadControlInformation, &str> {
+///     Ok(LoadControlInformation {
+///         sequence_number: ControlSequenceNumber(seq),
+///         metric: Metric::new(percent).ok_or("over 100 %")?,
+///     })
+/// };
+/// assert_eq!(loads.handle_lci(&upf, &lci(7, 60)?, now), LciOutcome::Applied { load: 60 });
+/// // A lower sequence number is older information (clause 6.2.3.3.2): kept out.
+/// assert_eq!(loads.handle_lci(&upf, &lci(6, 10)?, now), LciOutcome::Stale);
+/// assert_eq!(loads.load(&upf, now), Some(60));
+///
+/// loads.reset_peer(&upf); // e.g. its Recovery Time Stamp changed
+/// assert_eq!(loads.load(&upf, now), None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct LoadTable {
     config: LoadConfig,
@@ -240,6 +266,37 @@ pub struct CandidateView {
 /// splits them with an error of a session or two over any run of picks, as a smooth weighted
 /// round robin would, and needs no state here; `pfcp-node`'s `Node::select_up` passes one
 /// (`docs/overload-control.md`, UP selection).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_overload::{Candidate, LoadConfig, LoadTable, NodeKey, OverloadTable, UpSelector};
+/// use pfcp_wire::ie::{ControlSequenceNumber, LoadControlInformation, Metric};
+///
+/// let candidates = [
+///     Candidate { node: NodeKey::fqdn("upf1.example.net"), weight: 1 },
+///     Candidate { node: NodeKey::fqdn("upf2.example.net"), weight: 1 },
+/// ];
+/// let now = Instant::now();
+/// let mut loads = LoadTable::new(LoadConfig::default());
+/// // upf1 reports a Load Metric of 100 % (clause 8.2.36): no spare capacity.
+/// let full = LoadControlInformation {
+///     sequence_number: ControlSequenceNumber(1),
+///     metric: Metric::new(100).ok_or("over 100 %")?,
+/// };
+/// loads.handle_lci(&candidates[0].node, &full, now);
+///
+/// let selector = UpSelector::default();
+/// // weight x (100 - load + spare_offset) x (100 - reduction); unknown load counts as 50.
+/// assert_eq!(selector.score(&candidates[0], Some(100), 0), 0);
+/// assert_eq!(selector.score(&candidates[1], None, 0), 50 * 100);
+/// let overload = OverloadTable::default();
+/// for draw in [0, u64::MAX / 2, u64::MAX] {
+///     assert_eq!(selector.select(&candidates, &loads, &overload, now, draw), Some(1));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpSelector {
     /// Load assumed for a UP without a (fresh) LCI. Default 50.

@@ -101,6 +101,28 @@ struct LoadPeer {
 }
 
 /// The UP side of load control.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_overload::{LoadReporter, LoadReporterConfig};
+/// use pfcp_wire::MessageType;
+///
+/// let mut up: LoadReporter<&str> = LoadReporter::new(LoadReporterConfig::default());
+/// up.set_peer_load("smf1", true); // LOAD in its CP Function Features (clause 6.2.3.2)
+/// assert_eq!(up.handle_utilisation(0.62), Some(62));
+///
+/// let lci = up.lci_for(&"smf1", MessageType::SESSION_ESTABLISHMENT_RESPONSE)
+///     .ok_or("the first carrier after a change has the LCI")?;
+/// assert_eq!(lci.metric.percent(), 62);
+/// // The peer has the current number: no LCI until the load changes by a step (5 points).
+/// assert!(up.lci_for(&"smf1", MessageType::SESSION_MODIFICATION_RESPONSE).is_none());
+/// assert_eq!(up.handle_utilisation(0.64), None);
+/// assert_eq!(up.handle_utilisation(0.70), Some(70));
+/// let next = up.lci_for(&"smf1", MessageType::SESSION_DELETION_RESPONSE).ok_or("changed")?;
+/// assert!(next.sequence_number.0 > lci.sequence_number.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct LoadReporter<P> {
     config: LoadReporterConfig,

@@ -137,6 +137,33 @@ fn admitted_share(metric: u8) -> f64 {
 
 /// The UP side of overload control: metric computation, sequence numbers and per-peer
 /// inclusion.
+///
+/// # Examples
+///
+/// Only a peer that advertised OVRL in its CP Function Features hears the OCI (clause 6.2.4.2).
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_overload::{Measurement, OverloadReporter, ReporterConfig};
+/// use pfcp_wire::{Cause, MessageType};
+///
+/// let config = ReporterConfig::feed_forward().with_capacity(Some(100.0));
+/// config.validate()?;
+/// let mut up: OverloadReporter<&str> = OverloadReporter::new(config);
+/// up.set_peer_ovrl("smf1", true);
+/// up.set_peer_ovrl("smf2", false);
+/// let now = Instant::now();
+/// // 300 requests arrived in the interval for a capacity of 100: a reduction is published.
+/// let metric = up.handle_measurement(&Measurement { arrived: 300, served: 100, backlog: 0 }, now);
+/// assert!(metric.is_some_and(|m| m > 0));
+///
+/// let ty = MessageType::SESSION_ESTABLISHMENT_RESPONSE;
+/// let accepted = Some(Cause::REQUEST_ACCEPTED);
+/// let oci = up.oci_for(&"smf1", ty, accepted, now).ok_or("smf1 supports OVRL")?;
+/// assert_eq!(Some(oci.metric.percent()), metric);
+/// assert!(up.oci_for(&"smf2", ty, accepted, now).is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct OverloadReporter<P> {
     config: ReporterConfig,

@@ -30,6 +30,23 @@ impl fmt::Display for Scope {
 }
 
 /// Where an OCI arrived from: what the receiver knows about the message that carried it.
+///
+/// # Examples
+///
+/// ```
+/// use std::net::{IpAddr, Ipv4Addr};
+/// use pfcp_overload::{NodeKey, OciOrigin, Scope};
+///
+/// let upf = NodeKey::fqdn("upf1.example.net");
+/// let entity = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 10)); // the address in the UP F-SEID
+/// let origin = OciOrigin::new(upf.clone(), Some(entity));
+/// // Clause 6.2.4.3.1: without AOCI the OCI belongs to the PFCP entity ...
+/// assert_eq!(origin.scope(false), Scope::Entity(entity));
+/// // ... with AOCI=1 (clause 8.2.76) to the UP function's Node ID.
+/// assert_eq!(origin.scope(true), Scope::Node(upf.clone()));
+/// // No UP F-SEID (a rejected Session Establishment): the Node ID.
+/// assert_eq!(OciOrigin::new(upf.clone(), None).scope(false), Scope::Node(upf));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OciOrigin {
     /// Node ID of the UP function the CP associated with (the peer of the association).

@@ -54,12 +54,36 @@ const HALF: u32 = 1 << 31;
 
 /// Whether `a` is serially after `b` (RFC 1982 with `SERIAL_BITS` = 32): ahead by 1 to
 /// 2^31 - 1.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_overload::sequence::is_after;
+///
+/// assert!(is_after(6, 5));
+/// assert!(is_after(2, u32::MAX)); // across the wrap of the 32-bit counter
+/// assert!(!is_after(5, 5));
+/// assert!(!is_after(u32::MAX, 2));
+/// ```
 pub const fn is_after(a: u32, b: u32) -> bool {
     let d = a.wrapping_sub(b);
     d != 0 && d < HALF
 }
 
 /// Compare `received` with `stored` under the policy of this module.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_overload::sequence::{compare, SequenceOrder, DEFAULT_RESET_WINDOW};
+///
+/// let w = DEFAULT_RESET_WINDOW;
+/// assert_eq!(compare(100, 101, w), SequenceOrder::Newer);
+/// assert_eq!(compare(100, 100, w), SequenceOrder::Same); // must not restart validity
+/// assert_eq!(compare(100, 98, w), SequenceOrder::Older); // a late retransmission
+/// assert_eq!(compare(100_000, 1, w), SequenceOrder::Reset); // the sender started again
+/// assert!(compare(100_000, 1, w).is_newer());
+/// ```
 pub const fn compare(stored: u32, received: u32, reset_window: u32) -> SequenceOrder {
     if received == stored {
         SequenceOrder::Same

@@ -35,6 +35,26 @@ pub fn transactions(scenario: &Scenario) -> TransactionConfig {
 /// profile ([`UpSpec::profile`](crate::scenario::UpSpec::profile), under this toolkit's
 /// strategy), and whether it trusts the message priority (not without control: a plain
 /// FIFO). `None` for no such UP function or a profile that does not parse.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_node::Node;
+/// use pfcp_sim::config::{cp_config, up_config, up_node_id};
+/// use pfcp_sim::{Scenario, Strategy};
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+///
+/// let scenario = Scenario::default();
+/// let rts = RecoveryTimeStamp(0xe8f4_a2b0);
+/// let up = up_config(&scenario, 0, Strategy::Toolkit, rts).ok_or("the scenario has a UP 0")?;
+/// assert_eq!(up.local.node_id, up_node_id(0));
+/// assert!(up_config(&scenario, scenario.ups.len(), Strategy::Toolkit, rts).is_none());
+/// // Both build nodes.
+/// Node::new(up, Instant::now())?;
+/// Node::new(cp_config(&scenario, 0, Strategy::Toolkit, rts), Instant::now())?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn up_config(
     scenario: &Scenario,
     i: usize,

@@ -61,6 +61,18 @@ impl Tally {
 }
 
 /// Latency percentiles of successful transactions, milliseconds.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::Latency;
+///
+/// // 1 ms to 100 ms, in microseconds, in any order: nearest-rank percentiles.
+/// let mut samples: Vec<u32> = (1..=100).rev().map(|ms| ms * 1000).collect();
+/// let l = Latency::of(&mut samples);
+/// assert_eq!((l.p50, l.p90, l.p99, l.max), (50.0, 90.0, 99.0, 100.0));
+/// assert_eq!(l.samples, 100);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Latency {
     /// Median.

@@ -538,6 +538,20 @@ impl Scenario {
     /// for 4 s after 2 s (less if the scenario's sweep is shorter), T1 500 ms with N1 2 (so that a run drains in 1.5 s), no step and no
     /// restart, and only no control and this toolkit (where present). The CP profiles keep
     /// their shares, rounded.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use pfcp_sim::{Scenario, Strategy};
+    ///
+    /// let full = Scenario::default();
+    /// let small = full.small();
+    /// small.validate()?;
+    /// assert!(small.cps <= 4);
+    /// assert!((small.capacity() - full.capacity().min(800.0)).abs() < 1e-6);
+    /// assert!(small.strategies.iter().all(|s| matches!(s, Strategy::NoControl | Strategy::Toolkit)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn small(&self) -> Scenario {
         let total = self.capacity().max(1e-9);
         let scale = (800.0 / total).min(1.0);

@@ -37,6 +37,21 @@ pub struct MixError(String);
 
 /// The classes of a mix `CLASS=WEIGHT,...`, in the order given: `emergency`, `emps`, `arp1` to
 /// `arp15` (ARP priority level), `lap` (low access priority) or `none`.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::traffic::parse_mix;
+///
+/// let classes = parse_mix("emergency=1, arp2=3, arp12=6")?;
+/// let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+/// assert_eq!(names, ["emergency", "arp2", "arp12"]);
+/// assert_eq!(classes[1].weight, 3.0);
+///
+/// assert!(parse_mix("arp16=1").is_err()); // ARP priority levels are 1 to 15
+/// assert!(parse_mix("emergency=0").is_err()); // nothing would be offered
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn parse_mix(text: &str) -> Result<Vec<Class>, MixError> {
     let mut classes: Vec<Class> = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -91,6 +106,17 @@ fn class_profile(name: &str) -> Option<RequestProfile> {
 }
 
 /// SplitMix64 (seeded, no global RNG).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::traffic::splitmix;
+///
+/// // The first outputs of the reference SplitMix64 (Vigna) from state 0.
+/// let mut state = 0;
+/// assert_eq!(splitmix(&mut state), 0xe220_a839_7b1d_cdaf);
+/// assert_eq!(splitmix(&mut state), 0x6e78_9e6a_a1b9_65f4);
+/// ```
 pub fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
@@ -104,6 +130,16 @@ pub fn splitmix(state: &mut u64) -> u64 {
 /// Hashed, not stepped: SplitMix64 walks its state by a fixed increment, so seeds that differ
 /// by a multiple of it (as `seed ^ i x increment` did) give every CP function the same draws
 /// shifted by a few, and their classes come in bursts together.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::traffic::driver_seed;
+///
+/// // Deterministic per scenario seed and CP function, different across CP functions.
+/// assert_eq!(driver_seed(42, 0), driver_seed(42, 0));
+/// assert_ne!(driver_seed(42, 0), driver_seed(42, 1));
+/// ```
 pub fn driver_seed(seed: u64, i: usize) -> u64 {
     let mut state = seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0xC0FF_EE00;
     splitmix(&mut state)
@@ -115,6 +151,20 @@ pub fn unit(draw: u64) -> f64 {
 }
 
 /// The class a draw picks, in proportion to the weights.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::traffic::{parse_mix, pick, unit};
+///
+/// let classes = parse_mix("emergency=1,arp9=3")?;
+/// // A draw is read as a fraction of 2^64: the first quarter picks emergency.
+/// assert_eq!(unit(1 << 61), 0.125);
+/// assert_eq!(pick(&classes, 1 << 61), 0);
+/// assert_eq!(pick(&classes, 1 << 63), 1);
+/// assert_eq!(pick(&classes, u64::MAX), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn pick(classes: &[Class], draw: u64) -> usize {
     let total: f64 = classes.iter().map(|c| c.weight).sum();
     let mut x = unit(draw) * total;
@@ -200,6 +250,31 @@ pub fn f_seid(seid: u64, ip: IpAddr) -> FSeid {
 /// The header and IEs of a session's request: `node_ie` is the CP's encoded Node ID IE,
 /// `fseid_ip` the address of its F-SEID, `cp_seid` its SEID of the session, `up_seid` the UP's
 /// (for modifications and deletions).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_sim::config::{cp_node_id, node_id_ie};
+/// use pfcp_sim::traffic::{build_request, Step};
+/// use pfcp_wire::encode::MessageWriter;
+/// use pfcp_wire::{Message, MessageType};
+///
+/// let node_ie = node_id_ie(&cp_node_id(0));
+/// let ip = "192.0.2.10".parse()?;
+/// let (header, ies) = build_request(Step::Establish, 7, 0, &node_ie, ip)?;
+/// // Clause 7.2.2.4.2: the UP's SEID is not known yet, the header carries SEID 0.
+/// assert_eq!(header.message_type, MessageType::SESSION_ESTABLISHMENT_REQUEST);
+/// assert_eq!(header.seid, Some(0));
+///
+/// let mut bytes = Vec::new();
+/// let mut w = MessageWriter::begin(&mut bytes, &header)?;
+/// w.raw_ies(&ies)?;
+/// w.finish()?;
+/// let msg = Message::decode(&bytes)?;
+/// msg.validate()?; // Node ID, CP F-SEID, Create PDR, Create FAR (Table 7.5.2.1-1)
+/// assert_eq!(msg.f_seid()?.map(|f| f.seid), Some(7));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn build_request(
     step: Step,
     cp_seid: u64,
@@ -298,6 +373,30 @@ pub struct Settled {
 /// exist at once (a CP with 200 000 slots and 30 sessions alive holds about 30 slots). The
 /// CP's SEID of a session is its slot's index in the low 32 bits and the slot's generation in
 /// the high 32 bits, so [`SessionDriver::lost`] finds a session without a table of SEIDs.
+///
+/// # Examples
+///
+/// One session slot, one modification: establishment, modification, deletion in turn.
+///
+/// ```
+/// use pfcp_sim::traffic::{parse_mix, SessionDriver, Settled, Step};
+///
+/// let mut driver = SessionDriver::new(parse_mix("arp9=1")?, 1, 1, false, 42);
+/// let accepted = Settled { accepted: true, up_seid: Some(0x99), holder: None };
+/// let first = driver.next(|| 0).ok_or("a free slot")?;
+/// assert_eq!((first.step, first.up), (Step::Establish, 0));
+/// assert!(driver.next(|| 0).is_none()); // the only slot waits for its answer
+/// driver.settle(&first, accepted);
+///
+/// let modify = driver.next(|| 0).ok_or("the next step")?;
+/// assert_eq!((modify.step, modify.up_seid), (Step::Modify, 0x99));
+/// driver.settle(&modify, accepted);
+/// let delete = driver.next(|| 0).ok_or("the last step")?;
+/// assert_eq!(delete.step, Step::Delete);
+/// driver.settle(&delete, accepted);
+/// assert_eq!(driver.live_sessions(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SessionDriver {
     classes: Vec<Class>,

@@ -149,6 +149,30 @@ impl Procedure {
 }
 
 /// Derives PFCP message priorities from request context: see the [module docs](self).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_throttle::classify::Procedure;
+/// use pfcp_throttle::{Classifier, MessagePriority, RequestContext, Rule};
+///
+/// let classifier = Classifier::default();
+/// // An emergency session: priority 0 and exempt, throttled last (clause 6.2.4.5.1).
+/// let ctx = RequestContext::new(Procedure::SessionEstablishment).with_emergency(true);
+/// let emergency = classifier.classify(&ctx);
+/// assert_eq!(emergency.rule, Rule::Emergency);
+/// assert_eq!(emergency.class.priority, MessagePriority::HIGHEST);
+/// assert!(emergency.class.exempt);
+///
+/// // Bearers at ARP 9 and 3: the highest ARP gives the base priority (clause 6.2.4.5.2).
+/// let ctx = RequestContext::new(Procedure::SessionEstablishment).with_arp([9, 3]);
+/// let arp = classifier.classify(&ctx);
+/// assert_eq!((arp.rule, arp.base.value()), (Rule::Arp, 3));
+/// assert!(!arp.class.exempt);
+///
+/// // A received request without MP: the lowest priority by default (clause 7.2.2.4.1).
+/// assert_eq!(classifier.received_request(None), MessagePriority::LOWEST);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Classifier {
     config: ClassifierConfig,

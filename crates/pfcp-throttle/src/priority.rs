@@ -35,6 +35,23 @@ use crate::loss::RequestClass;
 pub const UNPRIORITISED: MessagePriority = MessagePriority::LOWEST;
 
 /// A signalling router's message priority: 0 (lowest) to 4 (highest). A checked newtype.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_throttle::{MessagePriority, RouterPriority};
+///
+/// let router = RouterPriority::new(2).ok_or("router priorities are 0..=4")?;
+/// // The band of PFCP priorities 4..=7 (see the module table); the lowest of it.
+/// assert_eq!(router.to_pfcp().value(), 7);
+/// let p5 = MessagePriority::new(5).ok_or("PFCP priorities are 0..=15")?;
+/// assert_eq!(RouterPriority::from_pfcp(p5), router);
+/// // Only router priority 4, PFCP 0, is exempt.
+/// assert!(!router.class().exempt);
+/// assert!(RouterPriority::HIGHEST.class().exempt);
+/// assert!(RouterPriority::new(5).is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RouterPriority(u8);

@@ -4,6 +4,19 @@ use core::fmt;
 
 /// A Cause value. Unknown values are kept; [`Cause::is_acceptance`] applies the spec's rule
 /// for them (1-63 accepted, 64-255 rejected).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::Cause;
+///
+/// assert_eq!(Cause::REQUEST_ACCEPTED, Cause(1));
+/// assert_eq!(Cause::PFCP_ENTITY_IN_CONGESTION.is_acceptance(), Some(false)); // 74
+/// // Clause 8.2.1: an unknown value is read as 1 (acceptance) or 64 (rejection).
+/// assert_eq!(Cause(60).effective(), Cause::REQUEST_ACCEPTED);
+/// assert_eq!(Cause(200).effective(), Cause::REQUEST_REJECTED);
+/// assert_eq!(Cause(0).is_acceptance(), None); // reserved
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[cfg_attr(
     feature = "serde",

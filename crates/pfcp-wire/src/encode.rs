@@ -156,6 +156,23 @@ pub trait Encode {
 }
 
 /// Write a whole typed IE: Type, Length, then [`TypedIe::write_value`].
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::encode::{encode_typed, SliceSink};
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+///
+/// let mut buf = [0u8; 8];
+/// let mut sink = SliceSink::new(&mut buf);
+/// encode_typed(&RecoveryTimeStamp(0xe8f4_a2b0), &mut sink)?;
+/// // Clause 8.1.1: Type 96, Length 4, then the NTP seconds of clause 8.2.65.
+/// assert_eq!(sink.written(), &[0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0]);
+///
+/// // No room for another one: an error, not a partial IE past the buffer.
+/// assert!(encode_typed(&RecoveryTimeStamp(0), &mut sink).is_err());
+/// # Ok::<(), pfcp_wire::EncodeError>(())
+/// ```
 pub fn encode_typed<'a, T: TypedIe<'a>, S: Sink + ?Sized>(
     ie: &T,
     out: &mut S,
@@ -185,6 +202,25 @@ macro_rules! impl_encode {
 pub(crate) use impl_encode;
 
 /// Write an IE's Type and Length.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::encode::{put_ie_header, Sink};
+/// use pfcp_wire::ie::IeType;
+/// use pfcp_wire::{Cause, EncodeError};
+///
+/// let mut out = Vec::new();
+/// put_ie_header(&mut out, IeType::CAUSE, 1)?;
+/// out.put(&[Cause::REQUEST_ACCEPTED.0])?;
+/// // Clause 8.1.1: Type 19 and Length 1, in network order; the value follows.
+/// assert_eq!(out, [0x00, 0x13, 0x00, 0x01, 0x01]);
+///
+/// // The Length field is 16 bits.
+/// assert_eq!(put_ie_header(&mut out, IeType::CAUSE, 70_000),
+///            Err(EncodeError::LengthOverflow(70_000)));
+/// # Ok::<(), EncodeError>(())
+/// ```
 pub fn put_ie_header<S: Sink + ?Sized>(
     out: &mut S,
     ie_type: IeType,

@@ -206,6 +206,26 @@ pub enum DecodeErrorKind {
 /// `offset` counts from the start of the buffer handed to the decoder ([`crate::Message::decode`]
 /// or [`crate::Datagram::new`]); for typed IE decoding it is the offset of the IE's Type field
 /// when known.
+///
+/// # Examples
+///
+/// A Heartbeat Request without its mandatory Recovery Time Stamp (a clause 7.2.2 node header
+/// of Message Length 4, sequence number 43) maps to the rejection of clause 7.6: Cause 66 with
+/// the missing IE as Offending IE, and the header fields to answer with.
+///
+/// ```
+/// use pfcp_wire::ie::IeType;
+/// use pfcp_wire::{Cause, Message};
+///
+/// let bytes = [0x20, 0x01, 0x00, 0x04, 0x00, 0x00, 0x2b, 0x00];
+/// let Err(err) = Message::decode(&bytes)?.validate() else {
+///     return Err("accepted a Heartbeat Request without Recovery Time Stamp".into());
+/// };
+/// assert_eq!(err.cause(), Cause::MANDATORY_IE_MISSING);
+/// assert_eq!(err.offending_ie(), Some(IeType::RECOVERY_TIME_STAMP));
+/// assert_eq!(err.header.map(|h| h.sequence.value()), Some(43));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DecodeError {

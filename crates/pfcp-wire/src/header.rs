@@ -33,6 +33,18 @@ pub const VERSION_MASK: u8 = 0xE0;
 ///
 /// Not to be confused with the 32-bit Sequence Number IE that orders OCI/LCI
 /// ([`crate::ie::ControlSequenceNumber`]).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::SequenceNumber;
+///
+/// assert!(SequenceNumber::new(0x100_0000).is_none()); // 24 bits
+/// let last = SequenceNumber::MAX;
+/// assert_eq!(last.value(), 0xff_ffff);
+/// assert_eq!(last.next().value(), 0); // wraps
+/// assert_eq!(SequenceNumber::wrapping(0x100_0001).value(), 1);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
 pub struct SequenceNumber(u32);
@@ -124,6 +136,36 @@ impl<'de> serde::Deserialize<'de> for MessagePriority {
 /// is **ignored** (`priority` is `None`) and the message is accepted; the encoder refuses to write
 /// it (digest section 1.4, our recommendation). Spare bits are ignored on receipt and written
 /// as 0.
+///
+/// # Examples
+///
+/// A Session Deletion Request header (type 54) with S=1 and MP=1, laid out as in clause 7.2.2:
+/// 16 octets, the SEID in octets 5-12, the sequence number in 13-15 and the priority in the
+/// upper nibble of octet 16.
+///
+/// ```
+/// use pfcp_wire::{Header, MessagePriority, MessageType, SequenceNumber};
+///
+/// let bytes = [
+///     0x23, 0x36, 0x00, 0x0c, // version 1, MP=1, S=1 | type 54 | Message Length 12
+///     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, // SEID
+///     0x00, 0x01, 0x02, 0x30, // sequence number 0x102 | priority 3, spare
+/// ];
+/// let (header, header_len) = Header::decode(&bytes)?;
+/// assert_eq!(header_len, 16);
+/// assert_eq!(header.length, 12);
+///
+/// // The same fields through the builder.
+/// let built = Header::new(MessageType::SESSION_DELETION_REQUEST)
+///     .with_seid(0x1234)
+///     .with_sequence(SequenceNumber::new(0x102).ok_or("over 24 bits")?)
+///     .with_priority(MessagePriority::new(3).ok_or("over 15")?);
+/// assert_eq!(built.encoded_len(), header_len);
+/// assert_eq!((header.seid, header.sequence, header.priority),
+///            (built.seid, built.sequence, built.priority));
+/// assert_eq!(header.message_type, built.message_type);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct Header {

@@ -16,6 +16,36 @@ use crate::presence::mandatory_ies;
 /// [`Message::decode`] checks the header and the framing of every IE (grouped IEs included,
 /// within [`DecodeLimits`]), so iterating afterwards cannot fail on framing. Typed IEs are
 /// decoded on demand by the accessors, which are total too.
+///
+/// # Examples
+///
+/// A Heartbeat Request laid out from the spec: the 8-octet node header of clause 7.2.2
+/// (Message Length: the octets after the first 4), then the mandatory Recovery Time Stamp
+/// (type 96, clause 8.2.65) in the TLV format of clause 8.1.1.
+///
+/// ```
+/// use pfcp_wire::ie::{IeType, RecoveryTimeStamp};
+/// use pfcp_wire::{Message, MessageType, SequenceNumber};
+///
+/// let bytes = [
+///     0x20, 0x01, 0x00, 0x0c, // version 1, S=0 | type 1 | Message Length 12
+///     0x00, 0x00, 0x2a, 0x00, // sequence number 42 | spare
+///     0x00, 0x60, 0x00, 0x04, // IE type 96 | IE Length 4
+///     0xe8, 0xf4, 0xa2, 0xb0, // NTP seconds
+/// ];
+/// let msg = Message::decode(&bytes)?;
+/// assert_eq!(msg.message_type(), MessageType::HEARTBEAT_REQUEST);
+/// assert_eq!(msg.header().sequence, SequenceNumber::new(42).ok_or("over 24 bits")?);
+/// assert_eq!(msg.header().seid, None);
+/// assert_eq!(msg.ie_count(), 1);
+/// assert!(msg.find(IeType::RECOVERY_TIME_STAMP).is_some());
+/// assert_eq!(msg.get::<RecoveryTimeStamp>()?, Some(RecoveryTimeStamp(0xe8f4_a2b0)));
+/// msg.validate()?; // the mandatory IEs of clause 7.4.2.1 are there
+///
+/// // One octet short of the Message Length: an error, never a panic.
+/// assert!(Message::decode(&bytes[..15]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Message<'a> {
     header: Header,
@@ -340,6 +370,33 @@ pub(crate) fn check_typed(ie: &RawIe<'_>) -> Result<(), DecodeError> {
 /// ones. After an error, iteration stops. Octets after a message with FO=0 are an error
 /// ([`DecodeErrorKind::TrailingData`]); FO=1 on the last message is an error too (the sender
 /// announced a message that is not there). An empty payload is a truncated header.
+///
+/// # Examples
+///
+/// Two Heartbeat Requests in one datagram, the first with FO=1 (octet 1, bit 3: 0x24); each
+/// is a clause 7.2.2 node header and a Recovery Time Stamp IE (clause 8.1.1, 8.2.65).
+///
+/// ```
+/// use pfcp_wire::{Datagram, MessageType};
+///
+/// let payload = [
+///     0x24, 0x01, 0x00, 0x0c, 0x00, 0x00, 0x01, 0x00, // FO=1, type 1, length 12, seq 1
+///     0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0,
+///     0x20, 0x01, 0x00, 0x0c, 0x00, 0x00, 0x02, 0x00, // FO=0, type 1, length 12, seq 2
+///     0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb1,
+/// ];
+/// let mut sequences = Vec::new();
+/// for msg in Datagram::new(&payload) {
+///     let msg = msg?;
+///     assert_eq!(msg.message_type(), MessageType::HEARTBEAT_REQUEST);
+///     sequences.push(msg.header().sequence.value());
+/// }
+/// assert_eq!(sequences, [1, 2]);
+///
+/// // FO=1 on the last message announces a message that is not there.
+/// assert!(Datagram::new(&payload[..16]).any(|m| m.is_err()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Datagram<'a> {
     bytes: &'a [u8],

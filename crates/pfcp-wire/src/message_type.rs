@@ -7,6 +7,22 @@ use core::fmt;
 /// Unknown codes are kept as they are: the framing layer accepts them and
 /// [`crate::Message::validate`] reports them (clause 7.6.1: an unknown message type is
 /// silently discarded by a node).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::MessageType;
+///
+/// let request = MessageType::SESSION_ESTABLISHMENT_REQUEST;
+/// assert_eq!(request, MessageType(50)); // Table 7.3-1
+/// assert!(request.is_request());
+/// assert_eq!(request.is_session(), Some(true));
+/// assert_eq!(request.response_type(), Some(MessageType::SESSION_ESTABLISHMENT_RESPONSE));
+/// // Only the responses of Table 7.3-1 and the Session Report Request carry OCI/LCI.
+/// assert!(MessageType::SESSION_ESTABLISHMENT_RESPONSE.may_carry_oci());
+/// assert!(!MessageType::HEARTBEAT_RESPONSE.may_carry_oci());
+/// assert!(!MessageType(18).is_known());
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(
     feature = "serde",

@@ -11,6 +11,20 @@ use crate::message_type::MessageType;
 
 /// The mandatory IEs of `message_type`, in its table's order (empty for types without any,
 /// or unknown types).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::ie::IeType;
+/// use pfcp_wire::presence::mandatory_ies;
+/// use pfcp_wire::MessageType;
+///
+/// // Table 7.4.4.1-1: Node ID and Recovery Time Stamp are mandatory.
+/// assert_eq!(mandatory_ies(MessageType::ASSOCIATION_SETUP_REQUEST),
+///            &[IeType::NODE_ID, IeType::RECOVERY_TIME_STAMP]);
+/// // Table 7.4.2.1-1: Heartbeat Request.
+/// assert_eq!(mandatory_ies(MessageType::HEARTBEAT_REQUEST), &[IeType::RECOVERY_TIME_STAMP]);
+/// ```
 #[inline]
 pub fn mandatory_ies(message_type: MessageType) -> &'static [IeType] {
     crate::msg::mandatory_ies(message_type)

@@ -33,6 +33,31 @@ use crate::presence::mandatory_ies;
 ///
 /// Single IEs hold the first occurrence (clause 7.6.10). The session rules are methods that
 /// decode every occurrence, in order, when iterated.
+///
+/// # Examples
+///
+/// A Session Deletion Response (type 55, a clause 7.2.2 session header) with Cause 1, Request
+/// accepted (clause 8.2.1), and an OCI (type 54) whose Length of 0 leaves out its mandatory
+/// members, IEs in the TLV format of clause 8.1.1: the view keeps the message and leaves out
+/// the malformed optional IE (clause 7.2.3.2).
+///
+/// ```
+/// use pfcp_wire::{Cause, Message, MessageType};
+///
+/// let bytes = [
+///     0x21, 0x37, 0x00, 0x15, // version 1, S=1 | type 55 | Message Length 21
+///     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, // SEID
+///     0x00, 0x00, 0x2a, 0x00, // sequence number 42 | no priority
+///     0x00, 0x13, 0x00, 0x01, 0x01, // Cause: Request accepted
+///     0x00, 0x36, 0x00, 0x00, // OCI without members
+/// ];
+/// let view = Message::decode_view(&bytes)?;
+/// assert_eq!(view.message.message_type(), MessageType::SESSION_DELETION_RESPONSE);
+/// assert_eq!(view.cause, Some(Cause::REQUEST_ACCEPTED));
+/// assert_eq!(view.overload_control_information, None);
+/// assert_eq!(view.ignored, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MessageView<'a> {

@@ -31,6 +31,39 @@ use crate::peer::Peers;
 /// waits (a database, another node) returns [`HandlerReply::Defer`] and is answered from an
 /// application task through the incoming channel, as without a handler. A panic in the
 /// handler stops the endpoint (its handles then fail with [`Error::Closed`](super::Error)).
+///
+/// # Examples
+///
+/// A UP function that knows no session: every Session Deletion Request (Table 7.5.6.1-1: no
+/// mandatory IE) is rejected with Cause 65, "Session context not found".
+///
+/// ```
+/// use pfcp_node::{Endpoint, EndpointConfig, HandlerReply, LocalNode, RequestView};
+/// use pfcp_overload::NodeKey;
+/// use pfcp_wire::ie::RecoveryTimeStamp;
+/// use pfcp_wire::{Cause, Header, MessageType};
+///
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+/// runtime.block_on(async {
+///     let upf = LocalNode::up(NodeKey::fqdn("upf1.example.net"), RecoveryTimeStamp(0xe8f4_a2b0));
+///     let smf = LocalNode::cp(NodeKey::fqdn("smf1.example.net"), RecoveryTimeStamp(0xe8f4_0000));
+///     let handler = |request: &RequestView<'_>| match request.message_type() {
+///         MessageType::SESSION_DELETION_REQUEST => HandlerReply::Reject(Cause::SESSION_CONTEXT_NOT_FOUND),
+///         _ => HandlerReply::Defer,
+///     };
+///     let any = "127.0.0.1:0".parse()?;
+///     let (up, _up_channels) = Endpoint::bind_with_handler(EndpointConfig::new(upf), any, handler).await?;
+///     let (cp, _cp_channels) = Endpoint::bind(EndpointConfig::new(smf), any).await?;
+///     cp.associate(up.local_addr()).await?; // session requests need an association
+///
+///     let delete = Header::new(MessageType::SESSION_DELETION_REQUEST).with_seid(0x1234);
+///     let response = cp.request(up.local_addr(), delete, bytes::Bytes::new()).await?; // no IEs
+///     assert_eq!(response.cause, Some(Cause::SESSION_CONTEXT_NOT_FOUND));
+///     assert!(!response.is_local()); // the UP function's answer
+///     Ok::<(), Box<dyn std::error::Error>>(())
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait RequestHandler: Send + 'static {
     /// Answer `request`, reject it, or pass it on to the incoming channel.
     fn handle(&mut self, request: &RequestView<'_>) -> HandlerReply;

@@ -67,6 +67,23 @@ pub enum InclusionPolicy {
 }
 
 /// Configuration of an [`OverloadReporter`](super::OverloadReporter).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use pfcp_overload::{ReporterConfig, ReporterConfigError};
+///
+/// let config = ReporterConfig::default()
+///     .with_interval(Duration::from_millis(100))
+///     .with_capacity(Some(100.0));
+/// config.validate()?;
+///
+/// // Receivers read a metric above 100 as 0 (clause 8.2.34): refused.
+/// let bad = config.with_max_metric(101);
+/// assert_eq!(bad.validate(), Err(ReporterConfigError::MaxMetric(101)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ReporterConfig {

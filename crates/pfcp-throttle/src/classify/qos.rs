@@ -98,6 +98,21 @@ impl FromIterator<u8> for QosIds {
 }
 
 /// The class of a standardized QCI or 5QI, as the PFCP table ranks it.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_throttle::classify::QosClass;
+///
+/// // TS 23.203 Table 6.1.7-A: QCI 1 (conversational voice) is GBR, 9 non-GBR,
+/// // 65 (MCPTT voice) mission-critical.
+/// assert_eq!(QosClass::of_qci(1), Some(QosClass::Gbr));
+/// assert_eq!(QosClass::of_qci(9), Some(QosClass::NonGbr));
+/// assert_eq!(QosClass::of_qci(65), Some(QosClass::MissionCritical));
+/// // TS 23.501 Table 5.7.4-1: 5QI 82 (discrete automation) is mission-critical here.
+/// assert_eq!(QosClass::of_5qi(82), Some(QosClass::MissionCritical));
+/// assert_eq!(QosClass::of_qci(200), None); // operator-specific
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]

@@ -235,6 +235,24 @@ impl SwxRules {
 /// MAR below the MAR. Each row is a test named by its sentence (`tests/c2_rules.rs`).
 ///
 /// The table is data: [`SwxRules`].
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_throttle::classify::ServerAssignmentType;
+/// use pfcp_throttle::{SwxClassifier, SwxRequest};
+///
+/// let swx = SwxClassifier::default();
+/// let priority = |request: &SwxRequest| swx.classify(request).class.priority.value();
+/// // Rows of the table above: a MAR of a user not registered, base 8 ...
+/// assert_eq!(priority(&SwxRequest::mar()), 8);
+/// // ... a restoration MAR (AAA-Failure-Indication) lower, 12 ...
+/// assert_eq!(priority(&SwxRequest::mar().with_aaa_failure_indication(true)), 12);
+/// // ... a deregistration SAR, releasing resources in the HSS, higher, 4.
+/// assert_eq!(priority(&SwxRequest::sar(ServerAssignmentType::USER_DEREGISTRATION)), 4);
+/// // Emergency: 0, exempt.
+/// assert!(swx.classify(&SwxRequest::mar().with_emergency(true)).class.exempt);
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SwxClassifier {
     rules: SwxRules,

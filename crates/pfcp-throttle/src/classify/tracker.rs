@@ -116,6 +116,35 @@ struct Session<U, P> {
 /// `S` identifies a session (PFCP: the CP F-SEID or the application's session id; Diameter:
 /// the Session-Id), `U` a UE or session group (SUPI, IMSI, NAI), `P` a peer (the UP
 /// function's Node ID; use `()` where there is one).
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Instant;
+/// use pfcp_throttle::classify::Procedure;
+/// use pfcp_throttle::{Classifier, Registration, RequestContext, StateTracker, TrackerConfig};
+///
+/// // Sessions by CP SEID, UEs by SUPI, UP functions by name.
+/// let mut tracker: StateTracker<u64, &str, &str> = StateTracker::new(TrackerConfig::default());
+/// let now = Instant::now();
+/// tracker.on_established(1, Some("imsi-001010000000001"), Some("upf1"), now);
+/// let state = tracker.state(Some(&1), None, now);
+/// assert_eq!(state.registration, Some(Registration::Registered));
+/// // A second session of the same UE is an additional session.
+/// let second = tracker.state(Some(&2), Some(&"imsi-001010000000001"), now);
+/// assert_eq!(second.additional_session, Some(true));
+///
+/// // upf1 restarted (a new Recovery Time Stamp): re-establishing session 1 is a restoration,
+/// // which the classifier ranks lower (+4) than new work of the same ARP.
+/// tracker.on_peer_restart(&"upf1", now);
+/// let restore = tracker.state(Some(&1), None, now);
+/// assert_eq!(restore.restoration, Some(true));
+/// let ctx = RequestContext::new(Procedure::SessionEstablishment).with_arp([8]);
+/// let classifier = Classifier::default();
+/// let plain = classifier.classify(&ctx.clone()).class.priority;
+/// let restoring = classifier.classify(&ctx.with_state(restore)).class.priority;
+/// assert!(plain.is_higher_than(restoring));
+/// ```
 #[derive(Debug, Clone)]
 pub struct StateTracker<S, U, P> {
     config: TrackerConfig,

@@ -11,6 +11,27 @@ use crate::ie::DecodeLimits;
 /// grouped), within `limits`. Iterative with a fixed-size stack: no recursion, no allocation.
 ///
 /// Returns the number of IEs seen.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::ie::{check_framing, DecodeLimits, IeType};
+/// use pfcp_wire::Cause;
+///
+/// // Clause 8.1.1 TLVs: a Recovery Time Stamp (type 96), then a Create FAR (type 3, grouped)
+/// // holding a FAR ID (type 108, value 1).
+/// let body = [0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0,
+///             0x00, 0x03, 0x00, 0x08, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01];
+/// assert_eq!(check_framing(&body, 0, DecodeLimits::DEFAULT)?, 3); // the member counts
+///
+/// // The FAR ID's Length overruns the Create FAR it sits in (clause 7.2.3.3).
+/// let mut bad = body;
+/// bad[15] = 0x05;
+/// let err = check_framing(&bad, 0, DecodeLimits::DEFAULT).err().ok_or("accepted")?;
+/// assert_eq!(err.cause(), Cause::INVALID_LENGTH);
+/// assert_eq!(err.path.outermost(), Some(IeType::CREATE_FAR));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn check_framing(
     body: &[u8],
     offset: usize,

@@ -18,6 +18,27 @@ const V4: u8 = 0x02;
 /// F-SEID: a session endpoint identifier and the address of the PFCP entity that allocated it.
 ///
 /// The address in the UP function's F-SEID is the default owner of an OCI (clause 6.2.4.3.1).
+///
+/// # Examples
+///
+/// ```
+/// use std::net::Ipv4Addr;
+/// use pfcp_wire::encode::{encode_typed, SliceSink};
+/// use pfcp_wire::ie::{FSeid, IeIter, TypedIe};
+///
+/// let f_seid = FSeid { seid: 0x1234, ipv4: Some(Ipv4Addr::new(192, 0, 2, 1)), ipv6: None };
+/// let mut buf = [0u8; 32];
+/// let mut sink = SliceSink::new(&mut buf);
+/// encode_typed(&f_seid, &mut sink)?;
+/// // Clause 8.2.37: type 57, Length 13, flags (V4 = bit 2), the SEID, the IPv4 address.
+/// let wire = [0x00, 0x39, 0x00, 0x0d, 0x02,
+///             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x12, 0x34, 192, 0, 2, 1];
+/// assert_eq!(sink.written(), &wire);
+///
+/// let ie = IeIter::new(&wire, 0).next().ok_or("no IE")??;
+/// assert_eq!(FSeid::decode(&ie)?, f_seid);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FSeid {

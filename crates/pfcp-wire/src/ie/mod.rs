@@ -118,6 +118,18 @@ pub use volume::{Gbr, Mbr, VolumeMeasurement, VolumeQuota, VolumeThreshold, BITR
 pub const IE_HEADER_LEN: usize = 4;
 
 /// An IE type code (Table 8.1.2-1). Types >= 32768 are vendor-specific.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::ie::IeType;
+///
+/// assert_eq!(IeType::CREATE_PDR, IeType(1));
+/// assert!(IeType::CREATE_PDR.is_grouped()); // its value is a list of IEs (clause 7.2.3.3)
+/// assert!(!IeType::PDR_ID.is_grouped());
+/// assert!(IeType(0x8001).is_vendor()); // carries an Enterprise ID (clause 8.1.1)
+/// assert!(IeType::OVERLOAD_CONTROL_INFORMATION.name().is_some());
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[cfg_attr(
     feature = "serde",
@@ -169,6 +181,24 @@ pub const ENTERPRISE_ID_3GPP: EnterpriseId = 10415;
 
 /// Resource limits applied while decoding (a hostile message gives an error, not a stack
 /// overflow or a long walk).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::ie::DecodeLimits;
+/// use pfcp_wire::Message;
+///
+/// // A Session Modification Request (clause 7.2.2 session header, Message Length 24) with a
+/// // Create FAR (type 3, grouped) holding a FAR ID (type 108): two IEs, the second at depth 2
+/// // (clause 8.1.1 TLVs; decoding checks the framing, not the members a Create FAR needs).
+/// let bytes = [0x21, 0x34, 0x00, 0x18, 0, 0, 0, 0, 0, 0, 0x12, 0x34, 0x00, 0x00, 0x01, 0x00,
+///              0x00, 0x03, 0x00, 0x08, 0x00, 0x6c, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01];
+/// assert_eq!(Message::decode(&bytes)?.ie_count(), 2);
+/// // Refused, not walked, beyond the limits.
+/// assert!(Message::decode_with_limits(&bytes, DecodeLimits::new(1, 16)).is_err());
+/// assert!(Message::decode_with_limits(&bytes, DecodeLimits::new(16, 1)).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DecodeLimits {
@@ -551,6 +581,31 @@ pub trait TypedIe<'a>: Sized {
 ///
 /// Yields `Err` once and then stops if the list is malformed; IEs before the error are still
 /// yielded (nothing already accepted is lost).
+///
+/// # Examples
+///
+/// A message body of two IEs in the format of clause 8.1.1 (Type, Length, value): a Recovery
+/// Time Stamp (type 96) and a Cause (type 19) of value 1, Request accepted (clause 8.2.1).
+///
+/// ```
+/// use pfcp_wire::ie::{IeIter, IeType};
+///
+/// let body = [0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0, 0x00, 0x13, 0x00, 0x01, 0x01];
+/// let mut types = Vec::new();
+/// for ie in IeIter::new(&body, 0) {
+///     types.push(ie?.ie_type());
+/// }
+/// assert_eq!(types, [IeType::RECOVERY_TIME_STAMP, IeType::CAUSE]);
+///
+/// let cause = IeIter::new(&body, 0).find(IeType::CAUSE)?.ok_or("no Cause")?;
+/// assert_eq!(cause.value(), &[1]);
+///
+/// // The Cause announces one octet that is not there: the first IE, then an error.
+/// let mut cut = IeIter::new(&body[..12], 0);
+/// assert!(matches!(cut.next(), Some(Ok(_))));
+/// assert!(matches!(cut.next(), Some(Err(_))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct IeIter<'a> {
     /// What is left of the list (emptied after an error).

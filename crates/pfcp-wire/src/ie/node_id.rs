@@ -207,6 +207,25 @@ impl fmt::Debug for Fqdn<'_> {
 
 /// Node ID: the identity of a PFCP node, keys associations and node-scoped (AOCI) overload
 /// and load state.
+///
+/// # Examples
+///
+/// ```
+/// use std::net::Ipv4Addr;
+/// use pfcp_wire::encode::{encode_typed, SliceSink};
+/// use pfcp_wire::ie::{IeIter, NodeId, TypedIe};
+///
+/// let mut buf = [0u8; 16];
+/// let mut sink = SliceSink::new(&mut buf);
+/// encode_typed(&NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)), &mut sink)?;
+/// // Clause 8.2.38: type 60, Length 5, Node ID Type 0 (IPv4) in the low nibble, the address.
+/// let wire = [0x00, 0x3c, 0x00, 0x05, 0x00, 192, 0, 2, 1];
+/// assert_eq!(sink.written(), &wire);
+///
+/// let ie = IeIter::new(&wire, 0).next().ok_or("no IE")??;
+/// assert_eq!(NodeId::decode(&ie)?, NodeId::Ipv4(Ipv4Addr::new(192, 0, 2, 1)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NodeId<'a> {
     /// Type 0.

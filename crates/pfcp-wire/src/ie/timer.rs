@@ -77,6 +77,23 @@ impl TimerUnit {
 /// * units 101/110: minutes.
 ///
 /// Extension octets after the first (a later release) are ignored on decode.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use pfcp_wire::ie::{Timer, TimerUnit};
+///
+/// // 2 minutes: unit 001 (1 minute) in bits 8-6, value 2 in bits 5-1.
+/// let t = Timer::from_duration(Duration::from_secs(120)).ok_or("over 310 hours")?;
+/// assert_eq!(t, Timer(0b001_00010));
+/// assert_eq!((t.unit(), t.value()), (TimerUnit::OneMinute, 2));
+/// // 63 s cannot be exact (31 x 2 s is the most): rounded up, never shortened.
+/// let up = Timer::from_duration(Duration::from_secs(63)).ok_or("over 310 hours")?;
+/// assert_eq!(up.duration(), Some(Duration::from_secs(120)));
+/// assert_eq!(Timer(0xe0).duration(), None); // unit 111: infinite
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",

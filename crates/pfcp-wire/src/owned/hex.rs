@@ -75,6 +75,18 @@ pub(crate) mod opt_cow_hex {
 }
 
 /// Parse a hex string (even length, any case, no separators); `None` if invalid.
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::owned::parse_hex;
+///
+/// // A Recovery Time Stamp IE (clauses 8.1.1, 8.2.65), in either case.
+/// assert_eq!(parse_hex("00600004E8F4a2b0"),
+///            Some(vec![0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0]));
+/// assert_eq!(parse_hex("0013000"), None); // odd length
+/// assert_eq!(parse_hex("00 13"), None); // separators
+/// ```
 pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
     fn nib(c: u8) -> Option<u8> {
         match c {

@@ -49,6 +49,28 @@ pub const MAX_DEPTH: usize = crate::ie::MAX_FRAMING_DEPTH;
 ///
 /// Equal when the header fields and the IE octets are (the octets of a list of IEs determine
 /// the IEs, and the other way round).
+///
+/// # Examples
+///
+/// ```
+/// use pfcp_wire::ie::IeType;
+/// use pfcp_wire::owned::{OwnedIe, OwnedMessage};
+/// use pfcp_wire::{Message, MessageType, SequenceNumber};
+///
+/// let seq = SequenceNumber::new(42).ok_or("over 24 bits")?;
+/// let mut msg = OwnedMessage::new(MessageType::HEARTBEAT_REQUEST, seq);
+/// msg.push(&OwnedIe::raw(IeType::RECOVERY_TIME_STAMP, &[0xe8, 0xf4, 0xa2, 0xb0]))?;
+/// let bytes = msg.to_bytes()?;
+/// // Clause 7.2.2 node header (Message Length 12, sequence 42), clause 8.1.1 TLV of type 96.
+/// assert_eq!(bytes, [0x20, 0x01, 0x00, 0x0c, 0x00, 0x00, 0x2a, 0x00,
+///                    0x00, 0x60, 0x00, 0x04, 0xe8, 0xf4, 0xa2, 0xb0]);
+///
+/// // Lossless both ways.
+/// let back = OwnedMessage::from_message(&Message::decode(&bytes)?)?;
+/// assert_eq!(back, msg);
+/// assert_eq!(back.ies().count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct OwnedMessage {
     /// Message type.
