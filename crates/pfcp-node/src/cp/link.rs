@@ -19,7 +19,9 @@
 //! throttle sheds it from the next requests instead, so the reduction is kept and only the
 //! moment of a send moves. A CP whose own offers to the UP function thinned
 //! [`CpConfig::probe_fall_factor`]-fold (its demand fell, and most likely its peers' too)
-//! probes after a silence of only two usual gaps.
+//! probes after a silence of only two usual gaps, or of at most 400 ms when those gaps are
+//! long and its offers as a whole came suddenly further apart ([`OfferRhythm`]: a CP function
+//! of a large pool).
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -53,6 +55,12 @@ const OFFER_LONG_WEIGHT: f64 = 0.01;
 /// seen the fall and the debt they leave delays the next send; longer, the CP hears late
 /// (`docs/overload-control.md`, "Probes").
 const FALL_SILENCE_FACTOR: f64 = 2.0;
+/// The longest silence a CP whose demand fell waits for a probe, in seconds: two control
+/// intervals of the UP function's (200 ms by default), by which its metric has followed the
+/// fall. It binds a sparse CP function, one of a pool of hundreds whose usual gap between
+/// sends under a deep reduction is seconds long (`docs/overload-control.md`, "Probes after a
+/// fall"); a CP that sends every 200 ms or more often waits its two gaps as before.
+const FALL_SILENCE_MAX: f64 = 0.4;
 
 /// `mean` moved by weight `w` towards `x` (`x` itself for the first value).
 fn ewma(mean: f64, x: f64, w: f64) -> f64 {
@@ -77,6 +85,37 @@ pub(super) struct SendRhythm {
     offer_gap_long: f64,
 }
 
+/// The rhythm of all the requests a CP function offers, to whichever UP function: when its
+/// demand last fell suddenly (a gap between two offers `probe_fall_factor`-fold the short
+/// average before it). A CP function of a pool of hundreds offers each UP function too few
+/// requests in a storm for [`SendRhythm`]'s long average to learn their rhythm (60 in 6 s at
+/// 10/s: it still remembers the calm before), and with several UP functions the offers to one
+/// of them come at the selection's irregular gaps; its offers as a whole come at its own pace.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct OfferRhythm {
+    last: Option<Instant>,
+    /// Moving average of the gaps, in seconds (0: none measured yet).
+    gap_short: f64,
+    /// When the last sudden fall was seen.
+    pub(super) fell_at: Option<Instant>,
+}
+
+impl OfferRhythm {
+    /// A request was offered at `now`; `fell_factor` is [`CpConfig::probe_fall_factor`].
+    pub(super) fn offered(&mut self, now: Instant, fell_factor: Option<u32>) {
+        if let Some(gap) = self.last.map(|l| now.saturating_duration_since(l)) {
+            let gap = gap.as_secs_f64();
+            if fell_factor
+                .is_some_and(|k| self.gap_short > 0.0 && gap > f64::from(k) * self.gap_short)
+            {
+                self.fell_at = Some(now);
+            }
+            self.gap_short = ewma(self.gap_short, gap, OFFER_SHORT_WEIGHT);
+        }
+        self.last = Some(now);
+    }
+}
+
 impl SendRhythm {
     /// Whether the silence at `now` is long enough for a probe: at least `min_gap`, and more
     /// than `factor` usual gaps, or than [`FALL_SILENCE_FACTOR`] of them while the CP's own
@@ -87,6 +126,7 @@ impl SendRhythm {
         factor: Option<u32>,
         fell_factor: Option<u32>,
         min_gap: Duration,
+        demand_fell_at: Option<Instant>,
     ) -> bool {
         let Some(last) = self.last else {
             return false;
@@ -96,11 +136,14 @@ impl SendRhythm {
             return false;
         }
         let silence = silence.as_secs_f64();
+        let fall_silence = FALL_SILENCE_FACTOR * self.mean_gap;
+        let sparse = fall_silence > FALL_SILENCE_MAX;
         let fell = |k: u32| {
             self.offer_gap_long > 0.0 && self.offer_gap_short > f64::from(k) * self.offer_gap_long
+                || sparse && demand_fell_at.is_some_and(|t| t > last)
         };
         factor.is_some_and(|f| silence > f64::from(f) * self.mean_gap)
-            || fell_factor.is_some_and(|k| fell(k) && silence > FALL_SILENCE_FACTOR * self.mean_gap)
+            || fell_factor.is_some_and(|k| fell(k) && silence > fall_silence.min(FALL_SILENCE_MAX))
     }
 
     pub(super) fn offered(&mut self, now: Instant) {

@@ -23,7 +23,7 @@ use pfcp_throttle::{
 use pfcp_wire::{Cause, Message, MessageType, MessageView};
 
 use super::hold::{HoldOutcome, HoldTicket};
-use super::link::{UpLink, UpLinks};
+use super::link::{OfferRhythm, UpLink, UpLinks};
 use super::{CpConfig, CpConfigError, CpDecision, CpStats, Destination, LossMode, RejectReason};
 use super::{CpRequest, ResponseOutcome};
 
@@ -68,6 +68,8 @@ pub struct CpPolicy {
     probe_gap_factor: Option<u32>,
     probe_fall_factor: Option<u32>,
     probe_min_gap: Duration,
+    /// The rhythm of every request offered, for probes after a fall.
+    offers: OfferRhythm,
     hold: Option<Duration>,
     hold_max: usize,
     ahead_max: u32,
@@ -105,6 +107,7 @@ impl CpPolicy {
             probe_gap_factor: config.probe_gap_factor,
             probe_fall_factor: config.probe_fall_factor,
             probe_min_gap: config.probe_min_gap,
+            offers: OfferRhythm::default(),
             hold: config.exempt_hold.filter(|d| !d.is_zero()),
             hold_max: config.exempt_hold_max,
             ahead_max: config.exempt_ahead_max,
@@ -274,6 +277,7 @@ impl CpPolicy {
             link.throttles.on_send(MessageKind::of(mt), now);
             return self.record(link, req, &classification, Outcome::Bypass, None, send());
         }
+        self.offers.offered(now, self.probe_fall_factor);
         let establishment = mt == MessageType::SESSION_ESTABLISHMENT_REQUEST;
         // A redirectable establishment with a route list: the destination is the first route
         // candidate, and its egress refusal is not offered load.
@@ -452,7 +456,10 @@ impl CpPolicy {
             self.probe_fall_factor,
             self.probe_min_gap,
         );
-        if matches!(refusal, Refusal::Loss(_)) && link.rhythm.probe_due(now, factor, fell, min_gap)
+        if matches!(refusal, Refusal::Loss(_))
+            && link
+                .rhythm
+                .probe_due(now, factor, fell, min_gap, self.offers.fell_at)
         {
             match link.throttles.send_anyway(class, now, routed) {
                 Ok(()) => {

@@ -131,3 +131,70 @@ fn a_probe_fall_factor_below_two_is_refused() {
     }
     assert!(CpOverloadControl::new(CpConfig::default().with_probe_fall_factor(Some(2))).is_ok());
 }
+
+/// A CP function of a pool of hundreds: one request a second for 30 s, then, under a
+/// metric of 90, a storm of ten a second for 6 s (60 offers: the long average of its gaps
+/// still remembers the calm), then one a second again (the storm ended; the UP function's
+/// metric has fallen, but the CP hears it only with a response). The instants of the sends
+/// after the fall, the counters at the fall and at the end.
+fn run_pool_member(config: CpConfig) -> (CpStats, Vec<Duration>, CpStats) {
+    let t0 = base();
+    let mut cp = CpOverloadControl::new(config).unwrap();
+    let dest = Destination::node(upf(1));
+    let mut n = 0u64;
+    let mut offer = |cp: &mut CpOverloadControl, now: Instant| {
+        n += 1;
+        cp.decide_for(&dest, SER, &low(), now, n).is_send()
+    };
+    for i in 0..30u64 {
+        offer(&mut cp, t0 + Duration::from_secs(i));
+    }
+    let storm = t0 + Duration::from_secs(30);
+    overload_node(&mut cp, &upf(1), 1, 90, storm);
+    for i in 0..60u64 {
+        offer(&mut cp, storm + Duration::from_millis(100 * i));
+    }
+    let fall = storm + Duration::from_secs(6);
+    let at_fall = cp.stats();
+    let mut sent = Vec::new();
+    for k in 0..100u64 {
+        let now = fall + Duration::from_secs(k);
+        if offer(&mut cp, now) {
+            sent.push(now - fall);
+        }
+    }
+    (at_fall, sent, cp.stats())
+}
+
+#[test]
+fn a_sparse_cp_whose_demand_fell_probes_at_its_next_offer_and_keeps_the_reduction() {
+    let (before, with, with_stats) = run_pool_member(CpConfig::default());
+    let (_, without, without_stats) =
+        run_pool_member(CpConfig::default().with_probe_fall_factor(None));
+    // In the storm it sends one request in ten, one a second: no probe (its offers come
+    // closer together, not further apart).
+    assert_eq!(before.probes, 0, "{before:?}");
+    // Without fall probes its first send after the fall is the throttle's own, about ten
+    // offers (ten seconds) on: it hears of the end of the overload that late.
+    let first_without = without.first().copied().unwrap_or_default();
+    assert!(
+        first_without >= Duration::from_secs(3),
+        "first send {first_without:?} after the fall"
+    );
+    assert_eq!(without_stats.probes, 0, "{without_stats:?}");
+    // With them, its offers as a whole jumped from 100 ms apart to a second: the next offer
+    // goes as a probe, the silence since its last send being beyond 400 ms.
+    let first = with.first().copied().unwrap_or_default();
+    assert!(
+        first <= Duration::from_secs(1),
+        "first send {first:?} after the fall"
+    );
+    assert!((1..=6).contains(&with_stats.probes), "{with_stats:?}");
+    // The reduction over the run is the one asked for: 10 of 100 sent, as without probes.
+    assert!((with.len() as i64 - 10).abs() <= 1, "{} sent", with.len());
+    assert!(
+        (without.len() as i64 - 10).abs() <= 1,
+        "{} sent",
+        without.len()
+    );
+}
