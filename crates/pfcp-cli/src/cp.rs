@@ -33,6 +33,14 @@
 //! UP functions of the first (preferred) group only; the route list moves an establishment
 //! to the next group when the preferred group's connections refuse it.
 //!
+//! ## A pool of CP functions
+//!
+//! `--functions N` runs N CP functions in the process, an SMF pool (`cp/pool.rs`): each its own
+//! endpoint (socket, Node ID with `-I` appended to `--node-id`'s first label, association,
+//! overload state, throttles, session slots), offering at a phase of its own within its gap;
+//! `--rate`, `--rate-steps`, `--sessions` and `--max-outstanding` are split evenly, one
+//! progress line and one summary cover them all.
+//!
 //! ## Overload control
 //!
 //! The endpoint decides per request from the OCIs the UP functions piggyback: a request its
@@ -78,7 +86,8 @@
 //!
 //! ## Modules
 //!
-//! `args` (the command line), `reports` (the answers to Session Report Requests), `sessions` (the slots and the tallies; the priority classes and
+//! `args` (the command line), `pool` (`--functions`: each function's arguments, the tallies
+//! added up, the pool's progress line), `reports` (the answers to Session Report Requests), `sessions` (the slots and the tallies; the priority classes and
 //! the messages of a session's life are pfcp-sim's [`traffic`](pfcp_sim::traffic)), `associations` (setup, release,
 //! the Node ID probe), `pacing` (the pacer, `--ramp`, the transactions), `progress` (the lines
 //! printed while running), `summary` (the results), `exit` (the exit status, events in
@@ -110,6 +119,7 @@ mod associations;
 pub mod egress;
 pub mod exit;
 mod pacing;
+mod pool;
 mod progress;
 pub mod replay;
 mod reports;
@@ -163,7 +173,133 @@ pub fn main(args: &CpArgs) -> ExitCode {
 fn run(args: &CpArgs) -> Result<Summary, Failure> {
     args.check()?;
     let classes = parse_mix(&args.mix).map_err(|e| format!("--{e}"))?;
-    runtime()?.block_on(generate(args, classes))
+    runtime()?.block_on(async {
+        // Inside the runtime: the exporter's listener runs as a task on it.
+        let meter = meter::install_with_exporter(args.metrics)?;
+        if args.functions > 1 {
+            return run_pool(args, classes, &meter).await;
+        }
+        let done = generate(args, classes, Role::Alone).await?;
+        let reports = done.ctx.reports.snapshot();
+        let st = lock(&done.state);
+        Ok(summarise(
+            args,
+            &done.ctx,
+            &st,
+            done.offered_for,
+            &meter,
+            done.egress,
+            reports,
+        ))
+    })
+}
+
+/// The summary of a run from its tallies, with the redirect decisions and probes the
+/// process's counters recorded.
+fn summarise(
+    args: &CpArgs,
+    ctx: &Ctx,
+    st: &State,
+    offered_for: Duration,
+    meter: &meter::Meter,
+    egress: Vec<EgressSummary>,
+    reports: ReportTally,
+) -> Summary {
+    Summary::new(
+        args,
+        ctx,
+        st,
+        offered_for,
+        meter.counter_where("pfcp_cp_decisions_total", |labels| {
+            labels
+                .iter()
+                .any(|l| l.key() == "decision" && l.value() == "redirect")
+        }),
+        meter.counter_where("pfcp_cp_probes_total", |_| true),
+        egress,
+        reports,
+    )
+}
+
+/// `--functions N`: N CP functions on this runtime ([`pool`]), one summary.
+async fn run_pool(
+    args: &CpArgs,
+    classes: Vec<Class>,
+    meter: &meter::Meter,
+) -> Result<Summary, Failure> {
+    let n = args.functions;
+    let base = args.node_id();
+    eprintln!(
+        "pfcp cp: {n} CP functions in this process, {} to {}, {} requests/s each",
+        pool::function_node_id(&base, 1),
+        pool::function_node_id(&base, n),
+        args.rate / f64::from(n)
+    );
+    let registry = Arc::new(pool::Registry::default());
+    let progress = tokio::spawn(pool::report_progress(n, registry.clone(), now()));
+    let runs: Vec<_> = (1..=n)
+        .map(|i| {
+            let a = pool::function_args(args, i);
+            let classes = classes.clone();
+            let role = Role::Member {
+                index: i,
+                registry: registry.clone(),
+            };
+            tokio::spawn(async move { generate(&a, classes, role).await })
+        })
+        .collect();
+    let mut done = Vec::with_capacity(runs.len());
+    let mut failure = None;
+    for run in runs {
+        match run.await {
+            Ok(Ok(d)) => done.push(d),
+            Ok(Err(e)) => failure = failure.or(Some(e)),
+            Err(e) => failure = failure.or(Some(format!("a CP function stopped: {e}").into())),
+        }
+    }
+    progress.abort();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let (first, rest) = done.split_first().ok_or("no CP function ran")?;
+    let mut st = lock(&first.state);
+    let mut reports = first.ctx.reports.snapshot();
+    let mut offered_for = first.offered_for;
+    for d in rest {
+        pool::absorb(&mut st, &lock(&d.state));
+        let r = d.ctx.reports.snapshot();
+        reports.accepted += r.accepted;
+        reports.unknown_session += r.unknown_session;
+        offered_for = offered_for.max(d.offered_for);
+    }
+    Ok(summarise(
+        args,
+        &first.ctx,
+        &st,
+        offered_for,
+        meter,
+        Vec::new(),
+        reports,
+    ))
+}
+
+/// A run's part in the process: alone, or one function of a pool.
+enum Role {
+    Alone,
+    /// Function `index` (from 1) of `--functions`: its start and association lines are left
+    /// to the first, its progress to the pool's line.
+    Member {
+        index: u32,
+        registry: Arc<pool::Registry>,
+    },
+}
+
+/// What a run came to.
+struct Finished {
+    ctx: Arc<Ctx>,
+    state: Arc<Mutex<State>>,
+    offered_for: Duration,
+    egress: Vec<EgressSummary>,
 }
 
 /// A UP function of `--up`.
@@ -203,7 +339,7 @@ struct Ctx {
 
 /// The run: the endpoint with CP overload control, the associations, the load for
 /// `--duration-secs`, the wait for the outstanding transactions, the releases.
-async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure> {
+async fn generate(args: &CpArgs, classes: Vec<Class>, role: Role) -> Result<Finished, Failure> {
     let rules = match (&args.template, &args.replay) {
         (Some(path), _) => Some(template::load(path, args.ue_pool)?),
         (None, Some(path)) => {
@@ -221,7 +357,6 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
         }
         (None, None) => None,
     };
-    let meter = meter::install_with_exporter(args.metrics)?;
     let node = node_key(&args.node_id())?;
     let node_ie = node_id_ie(&node)?;
     let first = args.ups.first().ok_or("give at least one --up")?;
@@ -350,22 +485,25 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
         .enumerate()
         .map(|(i, n)| (n.clone(), i))
         .collect();
-    eprintln!(
-        "pfcp cp: {node} at {} associated with {}; offering {} requests/s{}{} for {} s",
-        endpoint.local_addr(),
-        ups.iter()
-            .map(|u| format!("{} ({})", u.node, u.addr))
-            .collect::<Vec<_>>()
-            .join(", "),
-        args.rate,
-        RateStep::describe(&args.rate_steps),
-        if args.ramp > 0.0 {
-            format!(" (rising from 0 over {} s)", args.ramp)
-        } else {
-            String::new()
-        },
-        args.duration_secs
-    );
+    let speaks = matches!(role, Role::Alone | Role::Member { index: 1, .. });
+    if speaks {
+        eprintln!(
+            "pfcp cp: {node} at {} associated with {}; offering {} requests/s{}{} for {} s",
+            endpoint.local_addr(),
+            ups.iter()
+                .map(|u| format!("{} ({})", u.node, u.addr))
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.rate,
+            RateStep::describe(&args.rate_steps),
+            if args.ramp > 0.0 {
+                format!(" (rising from 0 over {} s)", args.ramp)
+            } else {
+                String::new()
+            },
+            args.duration_secs
+        );
+    }
     let ctx = Arc::new(Ctx {
         endpoint,
         ups,
@@ -387,15 +525,36 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
             .with_hold(Duration::from_millis(args.hold_ms)),
     ));
     let permits = Arc::new(Semaphore::new(args.max_outstanding));
+    if let Role::Member { .. } = role {
+        // The functions of a pool associate together; each then offers at a phase of its own
+        // within its gap, as independent CP functions do (`pfcp sim`'s draw them the same
+        // way). In step, their offers would reach the UP function as one burst per gap.
+        let phase = pfcp_sim::traffic::unit(pfcp_sim::traffic::splitmix(&mut seed.clone()));
+        tokio::time::sleep(Duration::from_secs_f64(phase / args.rate.max(1e-3))).await;
+    }
     let start = now();
     if args.warmup_secs > 0.0 {
         lock(&state).count_steady_from(start + Duration::from_secs_f64(args.warmup_secs));
     }
-    let progress = tokio::spawn(report_progress(ctx.clone(), state.clone(), start));
+    let progress = match &role {
+        Role::Alone => Some(tokio::spawn(report_progress(
+            ctx.clone(),
+            state.clone(),
+            start,
+        ))),
+        Role::Member { registry, .. } => {
+            registry
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((ctx.clone(), state.clone()));
+            None
+        }
+    };
     let events = tokio::spawn(report_events(
         channels.events,
         state.clone(),
         args.modifications,
+        speaks,
     ));
 
     let duration = Duration::from_secs(args.duration_secs);
@@ -406,7 +565,9 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
     let all = u32::try_from(args.max_outstanding).unwrap_or(u32::MAX);
     let limit = t1 * (args.n1 + 1) + Duration::from_secs(1);
     let drained = tokio::time::timeout(limit, permits.acquire_many(all)).await;
-    progress.abort();
+    if let Some(p) = progress {
+        p.abort();
+    }
     events.abort();
     if drained.is_err() {
         eprintln!("pfcp cp: some transactions still outstanding after {limit:?}");
@@ -419,20 +580,12 @@ async fn generate(args: &CpArgs, classes: Vec<Class>) -> Result<Summary, Failure
         tokio::time::sleep(REPORT_DRAIN).await;
     }
 
-    let st = lock(&state);
-    Ok(Summary::new(
-        args,
-        &ctx,
-        &st,
+    Ok(Finished {
+        ctx,
+        state,
         offered_for,
-        meter.counter_where("pfcp_cp_decisions_total", |labels| {
-            labels
-                .iter()
-                .any(|l| l.key() == "decision" && l.value() == "redirect")
-        }),
-        meter.counter_where("pfcp_cp_probes_total", |_| true),
         egress,
-    ))
+    })
 }
 
 /// How long `pfcp cp` keeps answering Session Report Requests after releasing its

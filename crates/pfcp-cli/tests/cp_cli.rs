@@ -277,3 +277,89 @@ fn a_ramp_offers_half_the_requests_of_its_span_and_the_outstanding_are_bounded()
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--ramp 20 s is longer than --duration-secs (5 s)"));
 }
+
+/// `--functions 8`: eight CP functions in one process, each a CP function of its own to the
+/// UP function (eight associations, eight Node IDs), the rate split among them, one summary
+/// whose counts add up.
+#[test]
+fn several_cp_functions_in_one_process_associate_apart_and_sum_up() {
+    let up = start_up(&["--capacity", "2000", "--duration-secs", "20"]);
+    let out = pfcp(&[
+        "cp",
+        "--up",
+        &up.addr,
+        "--functions",
+        "8",
+        "--node-id",
+        "smf.pool.example",
+        "--rate",
+        "400",
+        "--duration-secs",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("8 CP functions in this process, smf-1.pool.example to smf-8.pool.example"),
+        "{err}"
+    );
+    let s = summary(&out);
+    // The rate is the process's: 400/s for 2 s, all offered, nearly all answered (the UP
+    // function is far from its capacity).
+    let offered = n(&s, "/offered");
+    assert!((780..=820).contains(&offered), "{s}");
+    let established = n(&s, "/sessions_established");
+    assert_eq!(
+        n(&s, "/by_request/establishment/succeeded"),
+        established,
+        "{s}"
+    );
+    assert_eq!(n(&s, "/ups/0/sessions"), established, "{s}");
+    let classes: u64 = ["emergency", "arp2", "arp12"]
+        .iter()
+        .map(|c| n(&s, &format!("/by_class/{c}/offered")))
+        .sum();
+    assert_eq!(classes, offered, "{s}");
+    assert_eq!(n(&s, "/latency_ms/samples"), n(&s, "/succeeded"), "{s}");
+    // The UP function saw eight CP functions associate, one per Node ID.
+    let mut associated: Vec<String> = up
+        .lines
+        .try_iter()
+        .filter_map(|l| {
+            l.split("associated with ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+                .map(str::to_owned)
+        })
+        .collect();
+    associated.sort();
+    associated.dedup();
+    let expected: Vec<String> = (1..=8).map(|i| format!("smf-{i}.pool.example")).collect();
+    assert_eq!(associated, expected);
+}
+
+#[test]
+fn functions_refuse_what_they_cannot_split() {
+    for (extra, says) in [
+        (
+            &["--functions", "0"][..],
+            "--functions must be between 1 and",
+        ),
+        (
+            &["--functions", "2", "--listen", "127.0.0.1:9999"][..],
+            "port 0",
+        ),
+        (&["--functions", "2", "--node-id", "10.0.0.1"][..], "FQDN"),
+        (
+            &["--functions", "2", "--egress-max-rate", "100"][..],
+            "egress",
+        ),
+    ] {
+        let mut args = vec!["cp", "--up", "127.0.0.1:8805", "--duration-secs", "1"];
+        args.extend_from_slice(extra);
+        let out = pfcp(&args);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        assert!(stderr(&out).contains(says), "{extra:?}: {}", stderr(&out));
+    }
+}

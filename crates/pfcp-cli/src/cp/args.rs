@@ -13,7 +13,7 @@ use super::rules::UePool;
 use crate::number::{number, whole};
 
 /// Arguments of `pfcp cp`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CpArgs {
     /// A UP function to load (repeat for several: new sessions are spread over them as
     /// --select says).
@@ -61,6 +61,12 @@ pub struct CpArgs {
     /// rate at once. 0: the full rate from the start.
     #[arg(long, allow_negative_numbers = true, value_parser = number::<f64>, default_value_t = 0.0, value_name = "SECS", help_heading = "Load")]
     pub ramp: f64,
+    /// CP functions in this process, an SMF pool: each binds its own socket and has its own
+    /// Node ID (--node-id with `-I` appended to its first label, I from 1), association,
+    /// overload state, throttles and session slots; --rate, --rate-steps, --sessions and
+    /// --max-outstanding are split evenly among them, and the summary is theirs together.
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>, default_value_t = 1, value_name = "N", help_heading = "Load")]
+    pub functions: u32,
     /// Session slots: at most this many sessions exist at once.
     #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>, default_value_t = 10_000, value_name = "N", help_heading = "Load")]
     pub sessions: usize,
@@ -348,6 +354,33 @@ impl CpArgs {
         }
         if self.t1_ms == 0 {
             return Err("--t1-ms must be at least 1".into());
+        }
+        if !(1..=super::pool::MAX_FUNCTIONS).contains(&self.functions) {
+            return Err(format!(
+                "--functions must be between 1 and {}",
+                super::pool::MAX_FUNCTIONS
+            ));
+        }
+        if self.functions > 1 {
+            if self.listen.is_some_and(|l| l.port() != 0) {
+                return Err("--functions: each CP function binds a socket of its own, so --listen takes port 0".into());
+            }
+            if self
+                .node_id
+                .as_deref()
+                .is_some_and(|n| n.parse::<std::net::IpAddr>().is_ok())
+            {
+                return Err("--functions: each CP function needs a Node ID of its own, so --node-id is an FQDN (an address cannot take a suffix)".into());
+            }
+            if self.template.is_some() || self.replay.is_some() {
+                return Err("--functions with --template or --replay: the UE addresses of --ue-pool would repeat across the functions; run one pfcp cp per CP function".into());
+            }
+            if self.egress_max_rate.is_some()
+                || self.egress_config.is_some()
+                || !self.route_group.is_empty()
+            {
+                return Err("--functions with egress throttling or route groups: not supported; run one pfcp cp per CP function".into());
+            }
         }
         Ok(())
     }

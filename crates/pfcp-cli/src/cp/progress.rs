@@ -87,11 +87,16 @@ pub(super) async fn report_events(
     mut events: mpsc::Receiver<PeerEvent>,
     state: Arc<Mutex<State>>,
     modifications: u32,
+    // Whether to print the associations made (one function of a pool leaves them to the
+    // first).
+    associations: bool,
 ) {
     while let Some(e) = events.recv().await {
         match &e {
             PeerEvent::Associated { peer, node } => {
-                eprintln!("pfcp cp: associated with {node} ({peer})");
+                if associations {
+                    eprintln!("pfcp cp: associated with {node} ({peer})");
+                }
             }
             PeerEvent::SessionsLost { peer, sessions, .. } => {
                 let seids: Vec<u64> = sessions.iter().map(|s| s.local_seid).collect();

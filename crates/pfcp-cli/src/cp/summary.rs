@@ -219,6 +219,9 @@ fn step_rows(tallies: &[Tally; 3]) -> Vec<(String, Tally)> {
 }
 
 impl Summary {
+    // Each argument is one source of the summary (the command line, the run's context and
+    // tallies, its length, the process's counters, the egress rows, the report answers).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         args: &CpArgs,
         ctx: &Ctx,
@@ -227,6 +230,7 @@ impl Summary {
         redirects: u64,
         probes: u64,
         egress: Vec<EgressSummary>,
+        reports: ReportTally,
     ) -> Self {
         let secs = offered_for.as_secs_f64();
         Summary {
@@ -288,7 +292,7 @@ impl Summary {
             shed_by_reason: st.shed_by_reason.clone(),
             egress,
             by_classification: st.by_label.clone(),
-            reports: ctx.reports.snapshot(),
+            reports,
             steady: st.steady.as_ref().map(|s| {
                 let from_secs = args.warmup_secs;
                 let secs = (secs - from_secs).max(0.0);
