@@ -8,14 +8,13 @@
 //! the concurrency limit split evenly ([`function_args`]). Their tallies add up
 //! ([`absorb`]); the latency percentiles are taken over every function's samples together.
 
-use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::args::CpArgs;
+use super::progress;
 use super::sessions::{lock, State, Tally};
 use super::Ctx;
-use crate::now;
 
 /// Most CP functions in one process.
 pub(super) const MAX_FUNCTIONS: u32 = 10_000;
@@ -160,30 +159,13 @@ pub(super) async fn report_progress(
                 *o = (*o).max(up.last_oci);
             }
         }
-        let mut line = format!(
-            "pfcp cp: [{:>4}s] {}/{functions} functions | offered {:>6}/s | sent {:>6} | \
-             throttled {:>6} | redirected {:>5} | succeeded {:>6} | rejected {:>5} | \
-             timed out {:>4} | outstanding {:>5} | OCI",
-            now().duration_since(start).as_secs(),
-            members.len(),
-            t.offered - last.offered,
-            t.sent - last.sent,
-            t.throttled - last.throttled,
-            t.redirected - last.redirected,
-            t.succeeded - last.succeeded,
-            t.rejected - last.rejected,
-            t.timed_out - last.timed_out,
-            outstanding,
-        );
         if let Some((ctx, _)) = members.first() {
-            for (up, oci) in ctx.ups.iter().zip(&ocis) {
-                let _ = match oci {
-                    Some(m) => write!(line, " {} {m}%", up.node),
-                    None => write!(line, " {} -", up.node),
-                };
-            }
+            let who = format!("{}/{functions} functions | ", members.len());
+            eprintln!(
+                "{}",
+                progress::line(ctx, start, &who, &t, &last, outstanding, &ocis)
+            );
         }
-        eprintln!("{line}");
         last = t;
     }
 }

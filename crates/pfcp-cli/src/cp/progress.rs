@@ -47,25 +47,8 @@ pub(super) async fn report_progress(
             }
             (st.total, st.outstanding, st.per_up.clone())
         };
-        let mut line = format!(
-            "pfcp cp: [{:>4}s] offered {:>6}/s | sent {:>6} | throttled {:>6} | redirected {:>5} | \
-             succeeded {:>6} | rejected {:>5} | timed out {:>4} | outstanding {:>5} | OCI",
-            now().duration_since(start).as_secs(),
-            t.offered - last.offered,
-            t.sent - last.sent,
-            t.throttled - last.throttled,
-            t.redirected - last.redirected,
-            t.succeeded - last.succeeded,
-            t.rejected - last.rejected,
-            t.timed_out - last.timed_out,
-            outstanding,
-        );
-        for (up, tally) in ctx.ups.iter().zip(&per_up) {
-            let _ = match tally.last_oci {
-                Some(m) => write!(line, " {} {m}%", up.node),
-                None => write!(line, " {} -", up.node),
-            };
-        }
+        let ocis: Vec<Option<u8>> = per_up.iter().map(|t| t.last_oci).collect();
+        let mut line = line(&ctx, start, "", &t, &last, outstanding, &ocis);
         if levels.iter().any(Option::is_some) {
             line.push_str(" | level");
             for l in &levels {
@@ -78,6 +61,40 @@ pub(super) async fn report_progress(
         eprintln!("{line}");
         last = t;
     }
+}
+
+/// The progress line of the second that ended: the rates of `t` since `last`, the requests
+/// outstanding, and each UP function's last Overload Reduction Metric (`ocis`, in the order of
+/// `ctx.ups`). `who` comes after the time (a pool says how many functions run).
+pub(super) fn line(
+    ctx: &Ctx,
+    start: tokio::time::Instant,
+    who: &str,
+    t: &Tally,
+    last: &Tally,
+    outstanding: u64,
+    ocis: &[Option<u8>],
+) -> String {
+    let mut line = format!(
+        "pfcp cp: [{:>4}s] {who}offered {:>6}/s | sent {:>6} | throttled {:>6} | redirected {:>5} | \
+         succeeded {:>6} | rejected {:>5} | timed out {:>4} | outstanding {:>5} | OCI",
+        now().duration_since(start).as_secs(),
+        t.offered - last.offered,
+        t.sent - last.sent,
+        t.throttled - last.throttled,
+        t.redirected - last.redirected,
+        t.succeeded - last.succeeded,
+        t.rejected - last.rejected,
+        t.timed_out - last.timed_out,
+        outstanding,
+    );
+    for (up, oci) in ctx.ups.iter().zip(ocis) {
+        let _ = match oci {
+            Some(m) => write!(line, " {} {m}%", up.node),
+            None => write!(line, " {} -", up.node),
+        };
+    }
+    line
 }
 
 /// Print association changes during the run, in words; a lost UP function is remembered
