@@ -411,3 +411,28 @@ fn the_wait_bound_and_the_validity_are_checked() {
         );
     }
 }
+
+/// A UP function that refuses with Cause 74 and sends no OCI (the `cause-74-only` profile):
+/// the CP functions derive a reduction from its refusals (`cp/implicit.rs`), so at 5x it
+/// serves sessions with its capacity instead of spending it on refusals (0.56 of the ideal
+/// when they send everything), and their emergency sessions still go first.
+#[test]
+fn cps_hold_back_from_a_up_function_that_refuses_without_oci() {
+    let mut u = up(1000.0);
+    u.profile = Some("cause-74-only".into());
+    let mut s = Scenario {
+        cps: 32,
+        ups: vec![u],
+        sessions_per_cp: 5000,
+        ..Scenario::default()
+    };
+    s.sweep.warmup_secs = 2.0;
+    s.sweep.measure_secs = 4.0;
+    let r = go(&s, Strategy::Toolkit, &Plan::Steady(5.0));
+    assert!(r.goodput_ratio() >= 0.95, "{}", r.goodput_ratio());
+    let emergency = r.class_success("emergency").unwrap_or(0.0);
+    assert!(emergency >= 0.99, "{emergency}");
+    // What the CP functions throttled, the UP function did not have to refuse: most of the
+    // surplus never left them.
+    assert!(r.total.throttled > 2 * r.total.rejected, "{:?}", r.total);
+}

@@ -137,6 +137,7 @@ use pfcp_throttle::{
 use pfcp_wire::{Message, MessageType};
 
 mod hold;
+mod implicit;
 mod link;
 mod policy;
 mod types;

@@ -31,6 +31,7 @@ use pfcp_overload::{LoadTable, NodeKey, OverloadTable};
 use pfcp_throttle::{EgressThrottle, LossThrottle, PeerThrottles, Throttled};
 
 use super::hold::HoldTicket;
+use super::implicit::ImplicitOverload;
 #[cfg(doc)]
 use super::CpConfig;
 use super::Destination;
@@ -180,6 +181,8 @@ pub struct UpLink {
     pub(super) load: LoadTable,
     pub(super) throttles: PeerThrottles,
     pub(super) rhythm: SendRhythm,
+    /// The reduction derived from its Cause 74 refusals while it sends no OCI.
+    pub(super) implicit: ImplicitOverload,
     /// Places owed to eMPS and emergency requests sent ahead ([`CpConfig::exempt_ahead_max`]).
     pub(super) owed: u32,
     /// When the UP function last refused one of our eMPS or emergency requests.
@@ -199,9 +202,12 @@ impl UpLink {
 
     /// The reduction (percent) a request to the PFCP entity `entity` (`None`: the UP function
     /// as a whole) meets at `now`: the larger of the entity's and the node's overload metric
-    /// (clause 6.2.4.3.1).
+    /// (clause 6.2.4.3.1); for a UP function that refuses with Cause 74 and has never sent
+    /// an OCI, the reduction its refusals call for (`cp/implicit.rs`).
     pub fn reduction(&self, entity: Option<IpAddr>, now: Instant) -> u8 {
-        self.overload.reduction(entity, &self.node, now)
+        self.overload
+            .reduction(entity, &self.node, now)
+            .max(self.implicit.metric())
     }
 
     /// The Load Metric the UP function advertised, if any is in force (clause 6.2.3).

@@ -193,6 +193,27 @@ impl CpPolicy {
         ResponseOutcome { oci, lci }
     }
 
+    /// The answer to a request of `message_type` sent to `link`'s UP function: its `cause`,
+    /// and whether it `carried_oci`. Answers to the requests of throttled procedures feed the
+    /// reduction derived from Cause 74 refusals of a UP function that sends no OCI
+    /// (`cp/implicit.rs`).
+    pub fn answered(
+        &mut self,
+        link: &mut UpLink,
+        message_type: MessageType,
+        cause: Option<Cause>,
+        carried_oci: bool,
+        now: Instant,
+    ) {
+        if Procedure::of(message_type).is_some_and(Procedure::is_throttled) {
+            link.implicit.answered(
+                cause == Some(Cause::PFCP_ENTITY_IN_CONGESTION),
+                carried_oci,
+                now,
+            );
+        }
+    }
+
     /// [`CpPolicy::handle_message`] for a message the caller decoded into its
     /// [`MessageView`] (one walk: the OCI and LCI as typed values), as a node's intake does.
     pub fn handle_view(

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Instant;
 
 use bytes::Bytes;
-use pfcp_wire::{Cause, DecodeError, Message, MessageType};
+use pfcp_wire::{Cause, DecodeError, IeType, Message, MessageType};
 use tracing::debug;
 
 use super::{
@@ -53,6 +53,11 @@ impl Node {
                     None => cp.handle_message(link, entity, msg, now),
                 };
                 cp.transaction_ended(link);
+                let carried_oci = match &view {
+                    Some(v) => v.overload_control_information.is_some(),
+                    None => msg.find(IeType::OVERLOAD_CONTROL_INFORMATION).is_some(),
+                };
+                cp.answered(link, o.message_type, cause, carried_oci, now);
                 if refused {
                     cp.exempt_refused(link, now);
                 }

@@ -100,6 +100,7 @@ impl LinkConfig {
                 self.sets.throttle_for(node, now),
             ),
             rhythm: SendRhythm::default(),
+            implicit: Default::default(),
             owed: 0,
             exempt_refused: None,
             holds: VecDeque::new(),
